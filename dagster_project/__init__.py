@@ -1,0 +1,1 @@
+"""Servicing warehouse for auto-loan ABS (CarMax Auto Owner Trust shelf)."""
