@@ -49,7 +49,7 @@ def generate(out: Path, receivables: int | None = None, seed: int = DEFAULT_SEED
     bar.close()
 
     libor = market_inputs.libor_frame(deal, written)
-    write_frame(libor, out / "libor.csv", ())
+    write_frame(libor, out / "libor_rates.csv", ())
     write_frame(market_inputs.tangible_net_worth_frame(deal, written),
                 out / "tangible_net_worth.csv", ())
     write_frame(market_inputs.account_earnings_frame(deal, written, libor, collections),

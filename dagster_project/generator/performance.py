@@ -234,6 +234,7 @@ class PoolSimulation:
         deficiency = was_defaulted_before & (self.recovery_left > 0) & (self.sale_month < month)
         gross = gross + np.where(deficiency, self.recovery_amount, 0)
         self.recovery_left -= deficiency
+        self.sale_month = np.where(sale_now, -1, self.sale_month)  # sold: no sale pending
         liquidation_day = start + rng.integers(0, end - start + 1, n)
         if sold.any():
             liquidation_day = np.where(sold, np.maximum(liquidation_day, self.repo_day + 1),

@@ -1,0 +1,51 @@
+# The front door. `make run` and `make test` work on a fresh machine (they install first).
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export DAGSTER_HOME := $(CURDIR)/dagster_home
+export CAOT_WAREHOUSE_WORK ?= $(CURDIR)/data/work/warehouse.duckdb
+export CAOT_WAREHOUSE ?= $(CURDIR)/data/warehouse.duckdb
+export DBT_PROJECT_DIR := $(CURDIR)/dbt
+export DBT_PROFILES_DIR := $(CURDIR)/dbt
+export DBT_SEND_ANONYMOUS_USAGE_STATS := False
+export DO_NOT_TRACK := 1
+export UV_COMPILE_BYTECODE := 1
+export UV_PYTHON_DOWNLOADS := never
+
+.PHONY: install run test lint docs bench clean lock
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==0.13.9
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/uv pip install --quiet -r requirements.lock
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/uv pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+dbt/target/manifest.json: $(STAMP) $(shell find dbt/models dbt/macros dbt/tests -type f 2>/dev/null) dbt/dbt_project.yml
+	cd dbt && ../$(BIN)/dbt parse --quiet
+
+run: $(STAMP) dbt/target/manifest.json
+	$(BIN)/python -m dagster_project.generator --if-absent
+	$(BIN)/python -m dagster_project.pipeline
+
+test: $(STAMP) dbt/target/manifest.json
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check dagster_project tests
+	$(BIN)/ruff format --check dagster_project tests
+
+docs: $(STAMP) dbt/target/manifest.json
+	cd dbt && ../$(BIN)/dbt docs generate --quiet
+
+clean:
+	rm -rf dbt/target dbt/logs data/work data/warehouse.duckdb data/reports
+	find dagster_home -mindepth 1 ! -name dagster.yaml -exec rm -rf {} +
+
+# Re-resolve the pinned, fully locked dependency set (needs the package index).
+lock:
+	$(BIN)/uv pip compile pyproject.toml --extra dev -o requirements.lock --python-version 3.11

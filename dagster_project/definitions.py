@@ -1,0 +1,28 @@
+"""Everything Dagster loads: assets, resources. Thin by design; modules by domain."""
+
+import sys
+from pathlib import Path
+
+import dagster as dg
+from dagster_dbt import DbtCliResource
+
+from dagster_project.ingestion.assets import (
+    deal_terms,
+    market_inputs,
+    monthly_tape,
+    receivable_schedule,
+)
+from dagster_project.publishing import published_warehouse
+from dagster_project.resources import WarehouseResource
+from dagster_project.transformation.dbt_assets import DBT_PROJECT, warehouse_models
+
+defs = dg.Definitions(
+    assets=[deal_terms, receivable_schedule, market_inputs, monthly_tape, warehouse_models,
+            published_warehouse],
+    resources={
+        "warehouse": WarehouseResource(),
+        # The dbt of this interpreter's environment (.venv), whatever PATH says.
+        "dbt": DbtCliResource(project_dir=DBT_PROJECT,
+                              dbt_executable=str(Path(sys.executable).parent / "dbt")),
+    },
+)

@@ -1,0 +1,44 @@
+"""The deal file and the payment calendar as warehouse tables, so dbt reads the same terms."""
+
+from dagster_project.business_calendar import payment_periods
+from dagster_project.deal import Deal
+
+DDL = """
+create schema if not exists raw;
+create or replace table raw.deal_terms (term varchar, value varchar, section varchar);
+create or replace table raw.deal_classes (
+    class_id varchar, label varchar, class_order integer, tier varchar, principal_order integer,
+    initial_balance decimal(18, 2), rate_type varchar, rate decimal(12, 9), spread decimal(12, 9),
+    day_count varchar, first_period_interest decimal(18, 2), final_distribution_date date
+);
+create or replace table raw.payment_calendar (
+    period_number integer, collection_period varchar, collection_period_start date,
+    collection_period_end date, determination_date date, distribution_date date, record_date date,
+    accrual_start date, actual_days integer, thirty_360_start date, thirty_360_days integer
+);
+"""
+
+
+def load_deal_tables(con, deal: Deal) -> dict[str, int]:
+    con.execute("begin transaction")
+    try:
+        con.execute(DDL)
+        con.executemany("insert into raw.deal_terms values (?, ?, ?)", deal.term_rows())
+        con.executemany(
+            "insert into raw.deal_classes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(c.class_id, c.label, i + 1, c.tier, c.principal_order, c.initial_balance,
+              c.rate_type, c.rate, c.spread, c.day_count, c.first_period_interest,
+              c.final_distribution_date) for i, c in enumerate(deal.classes)])
+        periods = payment_periods(deal)
+        con.executemany(
+            "insert into raw.payment_calendar values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(p.period_number, p.collection_period, p.collection_period_start,
+              p.collection_period_end, p.determination_date, p.distribution_date, p.record_date,
+              p.accrual_start, p.actual_days, p.thirty_360_start, p.thirty_360_days)
+             for p in periods])
+        con.execute("commit")
+    except Exception:
+        con.execute("rollback")
+        raise
+    return {"deal_terms": len(deal.term_rows()), "deal_classes": len(deal.classes),
+            "payment_calendar": len(periods)}

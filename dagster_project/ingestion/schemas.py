@@ -1,0 +1,168 @@
+"""The columns each delivered file must have, their warehouse types and their checks.
+
+Loan-level tape columns use the SEC Regulation AB Schedule AL (Item 3) names where one fits
+(see docs/tape_fields.md); the few fields Schedule AL lacks are named in the same style.
+"""
+
+from dataclasses import dataclass, field
+
+MONEY = "decimal(18, 2)"
+MAX_AMOUNT = "10000000.00"  # no single receivable's amount reaches $10 million: larger is absurd
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str
+    required: bool = True           # a value must be present in every row
+    nonnegative: bool = False       # money and counts that cannot be negative
+    allowed: tuple[str, ...] = ()   # accepted values, if a code list
+    maximum: str | None = None      # larger values are absurd (money of one receivable)
+
+
+@dataclass(frozen=True)
+class FileSchema:
+    kind: str
+    table: str
+    columns: tuple[Column, ...]
+    key: tuple[str, ...]            # duplicate rows on this key are rejected
+    id_column: str | None = None    # must name a receivable of the schedule
+    period_columns: tuple[str, str] | None = None   # (begin, end) must equal the partition's
+    date_in_period: str | None = None               # each date must fall inside the period
+    allow_empty: bool = False                       # a header and no rows is a valid file
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+def money(name: str, required: bool = True) -> Column:
+    return Column(name, MONEY, required=required, nonnegative=True, maximum=MAX_AMOUNT)
+
+
+LOAN_STATUSES = ("current", "delinquent", "repossessed", "paid_in_full", "charged_off",
+                 "liquidated", "purchased")
+TRANSACTION_TYPES = ("payment", "rebate", "late_fee", "liquidation_proceeds",
+                     "liquidation_expense")
+
+RECEIVABLE_SCHEDULE = FileSchema(
+    kind="receivable_schedule",
+    table="raw.receivable_schedule",
+    key=("receivable_id",),
+    columns=(
+        Column("receivable_id", "varchar"),
+        Column("origination_date", "date"),
+        Column("first_payment_date", "date"),
+        Column("maturity_date", "date"),
+        Column("last_payment_date", "date"),
+        money("amount_financed"),
+        Column("apr", "decimal(8, 6)", nonnegative=True),
+        Column("original_term", "integer", nonnegative=True),
+        Column("remaining_term", "integer", nonnegative=True),
+        money("scheduled_payment"),
+        money("principal_balance"),
+        Column("vehicle_new_used", "varchar", allowed=("new", "used")),
+        Column("vehicle_model_year", "integer"),
+        Column("vehicle_make", "varchar", required=False),
+        Column("obligor_name", "varchar", required=False),
+        Column("obligor_street_address", "varchar", required=False),
+        Column("obligor_state", "varchar"),
+        Column("obligor_credit_score", "integer", required=False),
+        Column("days_past_due", "integer", nonnegative=True),
+        Column("payments_made", "integer", nonnegative=True),
+        Column("interest_calculation_method", "varchar"),
+        Column("is_bankrupt", "boolean"),
+        Column("is_repossessed", "boolean"),
+        Column("is_government_obligor", "boolean"),
+    ),
+)
+
+LOAN_STATUS = FileSchema(
+    kind="loan_status",
+    table="raw.loan_status",
+    key=("assetNumber",),
+    id_column="assetNumber",
+    period_columns=("reportingPeriodBeginningDate", "reportingPeriodEndingDate"),
+    columns=(
+        Column("assetNumber", "varchar"),
+        Column("reportingPeriodBeginningDate", "date"),
+        Column("reportingPeriodEndingDate", "date"),
+        money("reportingPeriodBeginningLoanBalanceAmount"),
+        money("reportingPeriodActualEndBalanceAmount"),
+        money("reportingPeriodScheduledPaymentAmount"),
+        money("totalActualAmountPaid"),
+        money("actualInterestCollectedAmount"),
+        money("actualPrincipalCollectedAmount"),
+        money("actualOtherCollectedAmount"),
+        money("rebateAmount"),
+        Column("currentDelinquencyStatus", "integer", nonnegative=True),
+        Column("loanStatus", "varchar", allowed=LOAN_STATUSES),
+        Column("zeroBalanceCode", "varchar", required=False, allowed=("1", "2", "3", "4", "5", "99")),
+        money("chargedoffPrincipalAmount"),
+        money("recoveredAmount"),
+        money("liquidationExpenseAmount"),
+        Column("repossessedIndicator", "boolean"),
+        Column("repossessionDate", "date", required=False),
+        money("repurchaseAmount"),
+        Column("paymentExtendedNumber", "integer", nonnegative=True),
+        Column("extensionGrantedIndicator", "boolean"),
+        Column("obligorBankruptcyIndicator", "boolean"),
+        Column("interestPaidThroughDate", "date"),
+        Column("loanMaturityDate", "date"),
+        Column("remainingTermToMaturityNumber", "integer", nonnegative=True),
+        money("servicerAdvancedAmount"),
+    ),
+)
+
+PAYMENT_TRANSACTIONS = FileSchema(
+    kind="payment_transactions",
+    table="raw.payment_transactions",
+    key=("assetNumber", "transactionDate", "transactionType", "transactionAmount"),
+    id_column="assetNumber",
+    date_in_period="transactionDate",
+    allow_empty=True,  # a period can pass without a single transaction
+    columns=(
+        Column("assetNumber", "varchar"),
+        Column("transactionDate", "date"),
+        Column("transactionType", "varchar", allowed=TRANSACTION_TYPES),
+        money("transactionAmount"),
+    ),
+)
+
+TAPE_SCHEMAS = (LOAN_STATUS, PAYMENT_TRANSACTIONS)
+
+LIBOR_RATES = FileSchema(
+    kind="libor_rates",
+    table="raw.libor_rates",
+    key=("accrual_period_start",),
+    columns=(
+        Column("accrual_period_start", "date"),
+        Column("accrual_period_end", "date"),
+        Column("distribution_date", "date"),
+        Column("libor", "decimal(12, 9)", nonnegative=True),
+    ),
+)
+
+TANGIBLE_NET_WORTH = FileSchema(
+    kind="tangible_net_worth",
+    table="raw.tangible_net_worth",
+    key=("fiscal_quarter_end",),
+    columns=(
+        Column("fiscal_quarter_end", "date"),
+        Column("consolidated_tangible_net_worth", MONEY),
+    ),
+)
+
+TRUST_ACCOUNT_EARNINGS = FileSchema(
+    kind="trust_account_earnings",
+    table="raw.trust_account_earnings",
+    key=("distribution_date",),
+    columns=(
+        Column("distribution_date", "date"),
+        money("collection_account_interest"),
+        money("reserve_account_investment_earnings"),
+    ),
+)
+
+MARKET_SCHEMAS = (LIBOR_RATES, TANGIBLE_NET_WORTH, TRUST_ACCOUNT_EARNINGS)

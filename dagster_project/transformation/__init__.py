@@ -1,0 +1,1 @@
+"""The dbt project as Dagster assets."""

@@ -1,0 +1,52 @@
+"""Where the warehouse lives, short-lived DuckDB connections, and the atomic publish for readers.
+
+The pipeline writes a working file (data/work/warehouse.duckdb). Readers use the published copy
+(data/warehouse.duckdb), replaced atomically only after a complete run, so an analyst never sees
+a half-written run and never blocks the pipeline (DuckDB allows one writing process; STACK.md).
+"""
+
+import os
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from dagster_project.deal import PROJECT_ROOT
+
+DATA_DIR = PROJECT_ROOT / "data"
+
+
+def work_path() -> Path:
+    return Path(os.environ.get("CAOT_WAREHOUSE_WORK", DATA_DIR / "work" / "warehouse.duckdb"))
+
+
+def published_path() -> Path:
+    return Path(os.environ.get("CAOT_WAREHOUSE", DATA_DIR / "warehouse.duckdb"))
+
+
+def input_dir() -> Path:
+    return Path(os.environ.get("CAOT_INPUT_DIR", DATA_DIR / "sample"))
+
+
+@contextmanager
+def connect(path: Path | str, read_only: bool = False):
+    path = Path(path)
+    if not read_only:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path), read_only=read_only)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def publish(work: Path, published: Path) -> Path:
+    """Copy the finished working warehouse beside the published one, then rename over it."""
+    with connect(work) as con:
+        con.execute("checkpoint")
+    published.parent.mkdir(parents=True, exist_ok=True)
+    temporary = published.with_name(published.name + ".tmp")
+    shutil.copyfile(work, temporary)
+    os.replace(temporary, published)  # atomic on one filesystem: readers see old or new, whole
+    return published
