@@ -11,6 +11,7 @@ import time
 
 import dagster as dg
 
+from dagster_project import warehouse as warehouse_files
 from dagster_project.definitions import defs
 from dagster_project.ingestion.assets import (
     deal_terms,
@@ -19,6 +20,7 @@ from dagster_project.ingestion.assets import (
     receivable_schedule,
 )
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
+from dagster_project.resources import WarehouseResource
 
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
@@ -30,10 +32,13 @@ def _delivered_periods(warehouse) -> list[str]:
     return [key for key in keys if (folder / key).is_dir()]
 
 
-def run(periods: list[str] | None = None) -> int:
-    instance = dg.DagsterInstance.get()
-    resources = defs.resources
-    warehouse = resources["warehouse"]
+def run(periods: list[str] | None = None, instance: dg.DagsterInstance | None = None) -> int:
+    instance = instance or dg.DagsterInstance.get()
+    # Resources read their paths from the environment now, not when the module was imported.
+    warehouse = WarehouseResource(work_path=str(warehouse_files.work_path()),
+                                  published_path=str(warehouse_files.published_path()),
+                                  input_dir=str(warehouse_files.input_dir()))
+    resources = {**defs.resources, "warehouse": warehouse}
     assets = list(defs.assets)
     periods = periods or _delivered_periods(warehouse)
     if not periods:

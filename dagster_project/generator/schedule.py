@@ -107,9 +107,13 @@ def build_schedule(deal: Deal, receivables: int, rng: np.random.Generator) -> Sc
     payments_made = due_count - behind.astype(np.int64)
 
     target = decimal_to_cents(deal.initial_pool_balance)
-    for _ in range(3):  # scale the Amount Financed until the cutoff balances hit the target
+    for _ in range(4):  # scale the Amount Financed until the cutoff balances hit the target
         pay = level_payment_cents(amount_cents, apr_e6, orig_term)
         balance = _amortise(amount_cents, pay, apr_e6, payments_made)
+        # 2.3(q): lift contracts whose balance would fall under $600 at the cutoff.
+        lift = np.where(balance < 60_000, 66_000 / np.maximum(balance, 1_000), 1.0)
+        amount_cents = np.round(amount_cents * lift).astype(np.int64)
+        balance = np.where(lift > 1, (balance * lift).astype(np.int64), balance)
         amount_cents = np.round(amount_cents * (target / balance.sum())).astype(np.int64)
     pay = level_payment_cents(amount_cents, apr_e6, orig_term)
     balance = _amortise(amount_cents, pay, apr_e6, payments_made)

@@ -3,7 +3,9 @@
 A file is read into a temporary all-text table first, so a wrong type is a finding, not a crash.
 """
 
+import csv
 import datetime as dt
+import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +34,23 @@ def stage_table(kind: str) -> str:
     return f"stage_{kind}"
 
 
+def _csv_header(path: Path) -> list[str] | Finding:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8", newline="") as handle:
+            header = next(csv.reader(handle), None)
+    except UnicodeDecodeError as error:
+        return Finding(str(path), None, None, f"file cannot be read: not UTF-8 ({error.reason} "
+                                              f"at byte {error.start})")
+    except (OSError, csv.Error) as error:
+        return Finding(str(path), None, None, f"file cannot be read: {error}")
+    if not header:
+        return Finding(str(path), None, None, "file is empty")
+    if len(set(header)) != len(header):
+        return Finding(str(path), None, None, f"header repeats a column name: {header}")
+    return header
+
+
 def stage_file(con: duckdb.DuckDBPyConnection, schema: FileSchema, path: Path) -> list[Finding]:
     """Read `path` as text into a temp table with row numbers; return file-level findings."""
     table = stage_table(schema.kind)
@@ -41,12 +60,20 @@ def stage_file(con: duckdb.DuckDBPyConnection, schema: FileSchema, path: Path) -
     if path.stat().st_size == 0:
         return [Finding(str(path), None, None, "file is empty")]
     if path.suffix == ".parquet":
-        reader = "select columns(*)::varchar from read_parquet(?)"
+        reader, params = "select columns(*)::varchar from read_parquet(?)", [str(path)]
     else:
-        reader = "select * from read_csv(?, all_varchar = true, header = true, strict_mode = true)"
+        header = _csv_header(path)
+        if isinstance(header, Finding):
+            return [header]
+        # No sniffing: the header names the columns, every value is text, and a row with too
+        # few or too many fields (a truncated file) is an error with its line number.
+        reader = ("select * from read_csv(?, columns = ?, header = false, skip = 1, "
+                  "delim = ',', quote = '\"', escape = '\"', auto_detect = false, "
+                  "strict_mode = true, null_padding = false)")
+        params = [str(path), {name: "VARCHAR" for name in header}]
     try:
         con.execute(f"create temp table {table} as select row_number() over () as _row, * "
-                    f"from ({reader})", [str(path)])
+                    f"from ({reader})", params)
     except duckdb.Error as error:
         first_line = str(error).strip().splitlines()[0]
         return [Finding(str(path), None, None, f"file cannot be read: {first_line}")]

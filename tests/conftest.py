@@ -1,0 +1,63 @@
+"""Shared fixtures: a small generated deal, and a warehouse built from it by the real pipeline."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DBT_DIR = ROOT / "dbt"
+os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "False")
+os.environ.setdefault("DO_NOT_TRACK", "1")
+SMALL_DEAL_RECEIVABLES = 800
+
+
+def _dbt_parse() -> None:
+    dbt = Path(sys.executable).parent / "dbt"
+    subprocess.run([str(dbt), "parse", "--quiet"], cwd=DBT_DIR, check=True)
+
+
+# The dbt manifest must exist before dagster_project.definitions is imported (STACK.md trap 1).
+_dbt_parse()
+
+
+@pytest.fixture(scope="session")
+def small_deal(tmp_path_factory) -> Path:
+    from dagster_project.generator.__main__ import generate
+
+    out = tmp_path_factory.mktemp("deal") / "sample"
+    generate(out, receivables=SMALL_DEAL_RECEIVABLES, seed=7, progress=False)
+    return out
+
+
+def run_pipeline(paths: dict) -> int:
+    """Run the real pipeline with the warehouse paths of `paths`, in a test Dagster instance."""
+    import dagster as dg
+
+    from dagster_project.pipeline import run
+
+    env = {"CAOT_INPUT_DIR": str(paths["input"]), "CAOT_WAREHOUSE_WORK": str(paths["work"]),
+           "CAOT_WAREHOUSE": str(paths["published"])}
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        with dg.instance_for_test() as instance:
+            return run(instance=instance)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def built_warehouse(small_deal, tmp_path_factory) -> dict:
+    """Run the whole pipeline (ingestion, dbt build, publish) on the small deal."""
+    folder = tmp_path_factory.mktemp("warehouse")
+    paths = {"input": small_deal, "work": folder / "work.duckdb",
+             "published": folder / "warehouse.duckdb"}
+    assert run_pipeline(paths) == 0
+    return paths

@@ -1,0 +1,50 @@
+from decimal import Decimal
+
+import pytest
+import yaml
+
+from dagster_project.deal import DEFAULT_DEAL_FILE, DealFileError, load_deal
+
+
+def test_deal_terms_of_2015_4():
+    deal = load_deal()
+    assert deal.initial_pool_balance == Decimal("1050000018.44")
+    assert deal.overcollateralization_target == Decimal("5250000.09")
+    assert deal.initial_note_balance == Decimal("1050000000.00")  # Art. I "Initial Note Balance"
+    assert [c.class_id for c in deal.classes] == ["A-1", "A-2a", "A-2b", "A-3", "A-4", "B", "C", "D"]
+    assert deal.required_reserve_amount == deal.initial_reserve_deposit == Decimal("2625000.05")
+    assert deal.note_class("A-2b").spread == Decimal("0.0060")
+
+
+def _write(tmp_path, mutate):
+    raw = yaml.safe_load(DEFAULT_DEAL_FILE.read_text())
+    mutate(raw)
+    path = tmp_path / "deal.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def test_missing_term_is_named_with_the_file(tmp_path):
+    path = _write(tmp_path, lambda raw: raw["reserve_account"].pop("required_amount"))
+    with pytest.raises(DealFileError, match=r"deal.yaml: missing required field "
+                                            r"'reserve_account.required_amount'"):
+        load_deal(path)
+
+
+def test_float_money_is_refused(tmp_path):
+    path = _write(tmp_path, lambda raw: raw["pool"].update(initial_pool_balance=1050000018.44))
+    with pytest.raises(DealFileError, match="pool.initial_pool_balance"):
+        load_deal(path)
+
+
+def test_bad_class_field_names_the_class(tmp_path):
+    path = _write(tmp_path, lambda raw: raw["classes"][2].update(day_count="act/365"))
+    with pytest.raises(DealFileError, match=r"classes\[2\].day_count"):
+        load_deal(path)
+
+
+def test_not_yaml(tmp_path):
+    path = tmp_path / "deal.yaml"
+    path.write_text("classes: [unclosed")
+    with pytest.raises(DealFileError, match="not valid YAML"):
+        load_deal(path)
