@@ -1,0 +1,208 @@
+-- One row per receivable per Collection Period on the tape: the Principal Balance recomputed by
+-- the Simple Interest Method, its lifecycle events under Art. I, and the servicer's figures.
+with
+
+tape as (
+    select * from {{ ref('stg_servicer__loan_status') }}
+),
+
+calendar as (
+    select * from {{ ref('stg_deal__payment_calendar') }}
+),
+
+schedule as (
+    select * from {{ ref('stg_servicer__receivable_schedule') }}
+),
+
+steps as (
+    select * from {{ ref('int_receivable__simple_interest_steps') }}
+),
+
+transactions as (
+    select * from {{ ref('stg_servicer__payment_transactions') }}
+),
+
+deal_terms as (
+    select * from {{ ref('stg_deal__terms') }}
+),
+
+defaulted_days as (
+    -- Art. I "Defaulted Receivable" (i): 120 days or more delinquent (deal file term)
+    select term_value::integer as days from deal_terms where term_name = 'defaulted_days_past_due'
+),
+
+period_flows as (
+    select
+        receivable_id,
+        collection_period,
+        sum(interest_paid_cents) as interest_paid_cents,
+        sum(fees_paid_cents) as fees_paid_cents,
+        sum(principal_paid_cents) filter (where transaction_type = 'payment') as payment_principal_cents,
+        sum(principal_paid_cents) filter (where transaction_type = 'rebate') as rebate_principal_cents,
+        arg_max(balance_cents, step_number) as balance_cents,
+        arg_max(unpaid_interest_cents, step_number) as unpaid_interest_cents,
+        arg_max(last_accrual_date, step_number) as last_accrual_date
+    from steps
+    where step_number > 0
+    group by receivable_id, collection_period
+),
+
+liquidations as (
+    -- Liquidation Proceeds (Art. I): amounts received net of repossession and sale expenses
+    select
+        receivable_id,
+        collection_period,
+        sum(transaction_amount) filter (where transaction_type = 'liquidation_proceeds')
+        as gross_liquidation_amount,
+        coalesce(sum(transaction_amount) filter (where transaction_type = 'liquidation_expense'), 0)
+        as liquidation_expense_amount,
+        min(transaction_date) filter (where transaction_type = 'liquidation_proceeds')
+        as first_liquidation_date
+    from transactions
+    where transaction_type in ('liquidation_proceeds', 'liquidation_expense')
+    group by receivable_id, collection_period
+),
+
+spine as (
+    select
+        tape.*,
+        calendar.period_number,
+        calendar.distribution_date,
+        schedule.apr,
+        (schedule.apr * 1000000)::bigint as apr_e6,
+        {{ to_cents('schedule.cutoff_principal_balance') }}::bigint as cutoff_balance_cents,
+        schedule.cutoff_last_payment_date
+    from tape
+    inner join calendar on tape.collection_period = calendar.collection_period
+    inner join schedule on tape.receivable_id = schedule.receivable_id
+),
+
+with_state as (
+    select
+        spine.*,
+        coalesce(flows.interest_paid_cents, 0) as interest_paid_cents,
+        coalesce(flows.fees_paid_cents, 0) as fees_paid_cents,
+        coalesce(flows.payment_principal_cents, 0) as payment_principal_cents,
+        coalesce(flows.rebate_principal_cents, 0) as rebate_principal_cents,
+        flows.balance_cents as period_balance_cents,
+        flows.unpaid_interest_cents as period_unpaid_interest_cents,
+        flows.last_accrual_date as period_last_accrual_date,
+        coalesce(liquidations.gross_liquidation_amount, 0) as gross_liquidation_amount,
+        coalesce(liquidations.liquidation_expense_amount, 0) as liquidation_expense_amount,
+        liquidations.first_liquidation_date
+    from spine
+    left join period_flows as flows
+        on spine.receivable_id = flows.receivable_id and spine.collection_period = flows.collection_period
+    left join liquidations
+        on
+            spine.receivable_id = liquidations.receivable_id
+            and spine.collection_period = liquidations.collection_period
+),
+
+carried as (
+    -- The simple-interest state carries forward through periods without a transaction.
+    select
+        *,
+        coalesce(
+            last_value(period_balance_cents ignore nulls) over receivable_history, cutoff_balance_cents
+        ) as simple_interest_balance_cents,
+        coalesce(last_value(period_unpaid_interest_cents ignore nulls) over receivable_history, 0)
+        as unpaid_interest_cents,
+        coalesce(
+            last_value(period_last_accrual_date ignore nulls) over receivable_history,
+            cutoff_last_payment_date
+        ) as last_accrual_date
+    from with_state
+    window receivable_history as (
+        partition by receivable_id order by period_number
+        rows between unbounded preceding and current row
+    )
+),
+
+events as (
+    select
+        carried.*,
+        -- Art. I "Purchased Receivable": the Purchase Amount is paid for it (2.4, 3.7, 9.1)
+        reported_status = 'purchased' as is_purchase_event,
+        -- Art. I "Defaulted Receivable": (i) 120+ days delinquent at the period end,
+        -- (ii) repossessed and the vehicle sold, (iii) judged uncollectible by the servicer
+        reported_days_past_due >= (select days from defaulted_days) as is_delinquency_default,
+        (is_repossessed and first_liquidation_date is not null) as is_sale_default,
+        reported_status in ('charged_off', 'liquidated') as is_uncollectible_default
+    from carried
+),
+
+first_events as (
+    select
+        *,
+        min(period_number) filter (where is_purchase_event) over (partition by receivable_id)
+        as purchase_period_number,
+        min(period_number) filter (
+            where is_delinquency_default or is_sale_default or is_uncollectible_default
+        ) over (partition by receivable_id) as default_event_period_number
+    from events
+),
+
+classified as (
+    select
+        *,
+        -- a Purchased Receivable is never a Defaulted Receivable (Art. I proviso)
+        case
+            when purchase_period_number is null or default_event_period_number < purchase_period_number
+                then default_event_period_number
+        end as default_period_number
+    from first_events
+),
+
+final as (
+    select
+        receivable_id,
+        collection_period,
+        period_number,
+        distribution_date,
+        delivery_id,
+        reported_status,
+        reported_days_past_due as days_past_due,
+        is_repossessed,
+        is_obligor_bankrupt,
+        extension_count,
+        is_extension_granted,
+        maturity_date,
+        apr,
+        coalesce(lag(
+            case when period_number >= default_period_number or period_number >= purchase_period_number
+                then 0 else simple_interest_balance_cents end
+        ) over (partition by receivable_id order by period_number), cutoff_balance_cents)
+        as beginning_balance_cents,
+        simple_interest_balance_cents,
+        interest_paid_cents,
+        fees_paid_cents,
+        payment_principal_cents,
+        rebate_principal_cents,
+        unpaid_interest_cents,
+        last_accrual_date,
+        period_number = default_period_number as is_default_period,
+        coalesce(period_number >= default_period_number, false) as is_defaulted,
+        period_number = purchase_period_number as is_purchase_period,
+        coalesce(period_number >= purchase_period_number, false) as is_purchased,
+        case
+            when period_number = default_period_number and is_delinquency_default then 'delinquency_120'
+            when period_number = default_period_number and is_sale_default then 'repossessed_and_sold'
+            when period_number = default_period_number then 'uncollectible'
+        end as default_reason,
+        gross_liquidation_amount,
+        liquidation_expense_amount,
+        first_liquidation_date,
+        reported_beginning_balance,
+        reported_ending_balance,
+        reported_interest_collected_amount,
+        reported_principal_collected_amount,
+        reported_fees_collected_amount,
+        reported_rebate_amount,
+        reported_charged_off_principal_amount,
+        reported_purchase_amount,
+        reported_servicer_advance_amount
+    from classified
+)
+
+select * from final

@@ -1,0 +1,54 @@
+-- One row per receivable: Receivable Schedule attributes (no personal data) and how it left the pool.
+with
+
+schedule as (
+    select * from {{ ref('stg_servicer__receivable_schedule') }}
+),
+
+periods as (
+    select * from {{ ref('fct_receivable_period') }}
+),
+
+outcomes as (
+    select
+        receivable_id,
+        max(period_number) as last_period_number,
+        min(collection_period) filter (where is_default_period) as default_collection_period,
+        min(collection_period) filter (where is_purchase_period) as purchase_collection_period,
+        min(collection_period) filter (where not is_outstanding and not is_defaulted and not is_purchased)
+        as paid_off_collection_period,
+        any_value(default_reason) filter (where is_default_period) as default_reason,
+        sum(defaulted_principal_amount) as defaulted_principal_amount,
+        sum(liquidation_proceeds_amount) as liquidation_proceeds_amount,
+        sum(net_loss_amount) as net_loss_amount,
+        sum(purchase_principal_amount + purchase_interest_amount) as purchase_amount,
+        bool_or(is_outstanding and period_number = (select max(period_number) from periods))
+        as is_outstanding_at_last_period
+    from periods
+    group by receivable_id
+),
+
+final as (
+    select
+        schedule.* exclude (obligor_key),
+        schedule.obligor_key,
+        case
+            when outcomes.purchase_collection_period is not null then 'purchased'
+            when outcomes.default_collection_period is not null then 'defaulted'
+            when outcomes.paid_off_collection_period is not null then 'paid_off'
+            else 'outstanding'
+        end as lifecycle_outcome,
+        outcomes.default_collection_period,
+        outcomes.default_reason,
+        outcomes.purchase_collection_period,
+        outcomes.paid_off_collection_period,
+        coalesce(outcomes.defaulted_principal_amount, 0) as defaulted_principal_amount,
+        coalesce(outcomes.liquidation_proceeds_amount, 0) as liquidation_proceeds_amount,
+        coalesce(outcomes.net_loss_amount, 0) as net_loss_amount,
+        coalesce(outcomes.purchase_amount, 0) as purchase_amount,
+        date_trunc('quarter', schedule.origination_date)::date as origination_quarter
+    from schedule
+    left join outcomes on schedule.receivable_id = outcomes.receivable_id
+)
+
+select * from final

@@ -1,0 +1,37 @@
+-- Every receivable-period where the recomputed Principal Balance and the servicer's differ by
+-- more than $0.01 (Regulation AB 1122(d)(4)(v)); empty when the servicer follows the agreement.
+with
+
+periods as (
+    select * from {{ ref('fct_receivable_period') }}
+),
+
+compared as (
+    select
+        receivable_id,
+        collection_period,
+        delivery_id,
+        'ending_balance' as figure,
+        ending_balance as recomputed_amount,
+        reported_ending_balance as reported_amount
+    from periods
+    union all
+    select
+        receivable_id,
+        collection_period,
+        delivery_id,
+        'beginning_balance' as figure,
+        beginning_balance as recomputed_amount,
+        reported_beginning_balance as reported_amount
+    from periods
+),
+
+final as (
+    select
+        *,
+        reported_amount - recomputed_amount as difference_amount
+    from compared
+    where abs(reported_amount - recomputed_amount) > 0.01
+)
+
+select * from final

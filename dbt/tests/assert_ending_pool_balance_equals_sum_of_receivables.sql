@@ -1,0 +1,11 @@
+-- Art. I "Pool Balance": the aggregate Principal Balance of the Receivables at the period end.
+with receivables as (
+    select collection_period, sum(ending_balance) as receivable_total
+    from {{ ref('fct_receivable_period') }}
+    group by collection_period
+)
+
+select pool.collection_period, pool.ending_pool_balance, receivables.receivable_total
+from {{ ref('fct_pool_period') }} as pool
+inner join receivables on pool.collection_period = receivables.collection_period
+where pool.ending_pool_balance <> receivables.receivable_total

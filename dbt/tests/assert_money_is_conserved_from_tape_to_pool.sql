@@ -1,0 +1,23 @@
+-- Money is neither created nor lost between the transactions and the pool roll-forward: every
+-- cent of obligor payments is interest, fees or principal, and the pool moves by exactly the
+-- principal, purchases and defaults.
+with transactions as (
+    select collection_period, sum(transaction_amount) as paid
+    from {{ ref('stg_servicer__payment_transactions') }}
+    where transaction_type in ('payment', 'rebate')
+    group by collection_period
+),
+
+allocated as (
+    select
+        collection_period,
+        sum(interest_collected_amount + fees_collected_amount + principal_collected_amount
+            + rebate_principal_amount) as allocated
+    from {{ ref('fct_receivable_period') }}
+    group by collection_period
+)
+
+select transactions.collection_period, transactions.paid, allocated.allocated
+from transactions
+left join allocated on transactions.collection_period = allocated.collection_period
+where transactions.paid is distinct from allocated.allocated
