@@ -28,6 +28,8 @@ def write_frame(frame: pd.DataFrame, path: Path, money: tuple[str, ...], extra_s
     for column in frame.columns:
         if column in money:
             select.append(_cents_sql(column))
+        elif pd.api.types.is_datetime64_any_dtype(frame[column]):
+            select.append(f'"{column}"::date as "{column}"')  # a date, not a timestamp
         elif column in dict(extra_sql):
             select.append(f'{dict(extra_sql)[column]} as "{column}"')
         else:

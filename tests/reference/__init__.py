@@ -1,0 +1,1 @@
+"""Plain-Python reference implementations written from the agreement, independent of the SQL."""
