@@ -33,11 +33,13 @@ run: $(STAMP) dbt/target/manifest.json
 	$(BIN)/python -m dagster_project.pipeline
 
 test: $(STAMP) dbt/target/manifest.json
+	$(BIN)/ruff check dagster_project tests
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+lint: $(STAMP) dbt/target/manifest.json
 	$(BIN)/ruff check dagster_project tests
 	$(BIN)/ruff format --check dagster_project tests
+	$(BIN)/sqlfluff lint dbt/models
 
 docs: $(STAMP) dbt/target/manifest.json
 	cd dbt && ../$(BIN)/dbt docs generate --quiet

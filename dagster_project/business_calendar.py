@@ -72,20 +72,20 @@ class PaymentPeriod:
     """One Distribution Date and the Collection Period and accrual periods behind it."""
 
     period_number: int
-    collection_period: str            # YYYY-MM of the calendar month (the partition key)
+    collection_period: str  # YYYY-MM of the calendar month (the partition key)
     collection_period_start: dt.date  # first day inside the period (Art. I "Collection Period")
     collection_period_end: dt.date
-    determination_date: dt.date       # Art. I: the 9th or the next Business Day
-    distribution_date: dt.date        # Art. I: the 15th or the next Business Day
-    record_date: dt.date              # Art. I: close of the Business Day before the Distribution Date
-    accrual_start: dt.date            # actual/360: previous Distribution Date (or Closing Date), inclusive
-    actual_days: int                  # actual days from accrual_start to the Distribution Date, excl.
-    thirty_360_start: dt.date         # 30/360: the previous 15th (or the Closing Date)
+    determination_date: dt.date  # Art. I: the 9th or the next Business Day
+    distribution_date: dt.date  # Art. I: the 15th or the next Business Day
+    record_date: dt.date  # Art. I: close of the Business Day before the Distribution Date
+    accrual_start: dt.date  # actual/360: previous Distribution Date (or Closing Date), inclusive
+    actual_days: int  # actual days from accrual_start to the Distribution Date, excl.
+    thirty_360_start: dt.date  # 30/360: the previous 15th (or the Closing Date)
     thirty_360_days: int
 
 
 def payment_periods(deal: Deal, through: dt.date | None = None) -> list[PaymentPeriod]:
-    """Every Distribution Date from the first to the Final Scheduled Maturity Date (or `through`)."""
+    """Every Distribution Date from the first to the Final Scheduled Maturity Date or `through`."""
     last = through or deal.final_scheduled_maturity_date
     periods: list[PaymentPeriod] = []
     month_start = deal.first_collection_period
@@ -100,19 +100,21 @@ def payment_periods(deal: Deal, through: dt.date | None = None) -> list[PaymentP
             break
         determination = next_business_day(pay_month.replace(day=deal.determination_day_of_month))
         start = deal.cutoff_date + dt.timedelta(days=1) if number == 1 else month_start
-        periods.append(PaymentPeriod(
-            period_number=number,
-            collection_period=month_start.strftime("%Y-%m"),
-            collection_period_start=start,
-            collection_period_end=month_end(month_start),
-            determination_date=determination,
-            distribution_date=distribution,
-            record_date=previous_business_day(distribution),
-            accrual_start=previous_distribution,
-            actual_days=(distribution - previous_distribution).days,
-            thirty_360_start=previous_nominal,
-            thirty_360_days=days_30_360(previous_nominal, nominal),
-        ))
+        periods.append(
+            PaymentPeriod(
+                period_number=number,
+                collection_period=month_start.strftime("%Y-%m"),
+                collection_period_start=start,
+                collection_period_end=month_end(month_start),
+                determination_date=determination,
+                distribution_date=distribution,
+                record_date=previous_business_day(distribution),
+                accrual_start=previous_distribution,
+                actual_days=(distribution - previous_distribution).days,
+                thirty_360_start=previous_nominal,
+                thirty_360_days=days_30_360(previous_nominal, nominal),
+            )
+        )
         previous_distribution, previous_nominal = distribution, nominal
         month_start = pay_month
         number += 1

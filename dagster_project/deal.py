@@ -74,7 +74,7 @@ class Deal:
 
     @property
     def overcollateralization_target(self) -> Decimal:
-        # Art. I "Overcollateralization Target Amount": 0.50% of the cutoff Pool Balance, to the cent
+        # Art. I "Overcollateralization Target Amount": 0.50% of the cutoff Pool Balance, in cents
         return round_cents(self.initial_pool_balance * self.overcollateralization_percent)
 
     @property
@@ -96,28 +96,56 @@ class Deal:
             ("deal_id", self.deal_id, "deal file"),
             ("cutoff_date", self.cutoff_date.isoformat(), 'Art. I "Cutoff Date"'),
             ("closing_date", self.closing_date.isoformat(), 'Art. I "Closing Date"'),
-            ("first_determination_date", self.first_determination_date.isoformat(),
-             'Art. I "Determination Date"'),
-            ("first_distribution_date", self.first_distribution_date.isoformat(),
-             'Art. I "Distribution Date"'),
-            ("final_scheduled_maturity_date", self.final_scheduled_maturity_date.isoformat(),
-             'Art. I "Final Scheduled Maturity Date"'),
+            (
+                "first_determination_date",
+                self.first_determination_date.isoformat(),
+                'Art. I "Determination Date"',
+            ),
+            (
+                "first_distribution_date",
+                self.first_distribution_date.isoformat(),
+                'Art. I "Distribution Date"',
+            ),
+            (
+                "final_scheduled_maturity_date",
+                self.final_scheduled_maturity_date.isoformat(),
+                'Art. I "Final Scheduled Maturity Date"',
+            ),
             ("initial_pool_balance", str(self.initial_pool_balance), "trust report (cutoff)"),
-            ("initial_note_balance", str(self.initial_note_balance), 'Art. I "Initial Note Balance"'),
+            (
+                "initial_note_balance",
+                str(self.initial_note_balance),
+                'Art. I "Initial Note Balance"',
+            ),
             ("servicing_rate", str(self.servicing_rate), 'Art. I "Servicing Rate"; 3.8'),
             ("successor_transition_cap", str(self.successor_transition_cap), "Exhibit A line 28"),
-            ("defaulted_days_past_due", str(self.defaulted_days_past_due),
-             'Art. I "Defaulted Receivable"'),
+            (
+                "defaulted_days_past_due",
+                str(self.defaulted_days_past_due),
+                'Art. I "Defaulted Receivable"',
+            ),
             ("repurchase_cure_days", str(self.repurchase_cure_days), "2.4"),
-            ("required_reserve_amount", str(self.required_reserve_amount),
-             'Art. I "Required Reserve Account Amount"'),
-            ("initial_reserve_deposit", str(self.initial_reserve_deposit),
-             'Art. I "Initial Reserve Account Deposit"'),
-            ("overcollateralization_target_amount", str(self.overcollateralization_target),
-             'Art. I "Overcollateralization Target Amount"'),
+            (
+                "required_reserve_amount",
+                str(self.required_reserve_amount),
+                'Art. I "Required Reserve Account Amount"',
+            ),
+            (
+                "initial_reserve_deposit",
+                str(self.initial_reserve_deposit),
+                'Art. I "Initial Reserve Account Deposit"',
+            ),
+            (
+                "overcollateralization_target_amount",
+                str(self.overcollateralization_target),
+                'Art. I "Overcollateralization Target Amount"',
+            ),
             ("clean_up_call_percent", str(self.clean_up_call_percent), "9.1(a)"),
-            ("tangible_net_worth_minimum", str(self.tangible_net_worth_minimum),
-             'Art. I "Special Unrated Servicer Tangible Net Worth Event"'),
+            (
+                "tangible_net_worth_minimum",
+                str(self.tangible_net_worth_minimum),
+                'Art. I "Special Unrated Servicer Tangible Net Worth Event"',
+            ),
         ]
 
 
@@ -133,12 +161,16 @@ def _date(value, field: str, path: Path) -> dt.date:
     try:
         return dt.date.fromisoformat(str(value))
     except ValueError as error:
-        raise DealFileError(f"{path}: field '{field}' is not a date (YYYY-MM-DD): {value!r}") from error
+        raise DealFileError(
+            f"{path}: field '{field}' is not a date (YYYY-MM-DD): {value!r}"
+        ) from error
 
 
 def _decimal(value, field: str, path: Path) -> Decimal:
     if isinstance(value, float):
-        raise DealFileError(f"{path}: field '{field}' must be a quoted decimal string, got {value!r}")
+        raise DealFileError(
+            f"{path}: field '{field}' must be a quoted decimal string, got {value!r}"
+        )
     try:
         return to_decimal(value)
     except Exception as error:
@@ -179,10 +211,12 @@ def _note_class(raw: dict, index: int, path: Path) -> NoteClass:
         rate=rate,
         spread=spread,
         day_count=day_count,
-        first_period_interest=None if first is None else _decimal(
-            first, where + "first_period_interest", path),
+        first_period_interest=None
+        if first is None
+        else _decimal(first, where + "first_period_interest", path),
         final_distribution_date=_date(
-            req("final_distribution_date"), where + "final_distribution_date", path),
+            req("final_distribution_date"), where + "final_distribution_date", path
+        ),
     )
 
 
@@ -217,7 +251,9 @@ def load_deal(path: str | Path | None = None) -> Deal:
         raise DealFileError(f"{path}: field 'classes' has duplicate class_id values: {ids}")
     orders = [c.principal_order for c in classes]
     if orders != sorted(orders):
-        raise DealFileError(f"{path}: classes must be listed in principal_order (certificate order)")
+        raise DealFileError(
+            f"{path}: classes must be listed in principal_order (certificate order)"
+        )
 
     def d(key, where, block):
         return _date(_require(block, key, where, path), where + key, path)
@@ -239,30 +275,39 @@ def load_deal(path: str | Path | None = None) -> Deal:
         final_scheduled_maturity_date=d("final_scheduled_maturity_date", "dates.", dates),
         determination_day_of_month=integer("determination_day_of_month", "dates.", dates),
         distribution_day_of_month=integer("distribution_day_of_month", "dates.", dates),
-        fiscal_year_end_month=_int(dates.get("fiscal_year_end_month", 2),
-                                   "dates.fiscal_year_end_month", path),
+        fiscal_year_end_month=_int(
+            dates.get("fiscal_year_end_month", 2), "dates.fiscal_year_end_month", path
+        ),
         business_day_rule=str(calendar.get("business_day_rule", "federal_reserve")),
         initial_pool_balance=money("initial_pool_balance", "pool.", pool),
-        initial_receivable_count=_int(pool.get("initial_receivable_count", 0),
-                                      "pool.initial_receivable_count", path),
-        new_vehicle_share=_decimal(pool.get("new_vehicle_share", "0"),
-                                   "pool.new_vehicle_share", path),
+        initial_receivable_count=_int(
+            pool.get("initial_receivable_count", 0), "pool.initial_receivable_count", path
+        ),
+        new_vehicle_share=_decimal(
+            pool.get("new_vehicle_share", "0"), "pool.new_vehicle_share", path
+        ),
         weighted_average_remaining_term=_decimal(
             pool.get("weighted_average_remaining_term", "0"),
-            "pool.weighted_average_remaining_term", path),
+            "pool.weighted_average_remaining_term",
+            path,
+        ),
         eligibility=dict(raw.get("eligibility") or {}),
         servicing_rate=money("servicing_rate", "servicing.", servicing),
         successor_transition_cap=money("successor_transition_cap", "servicing.", servicing),
-        defaulted_days_past_due=_int(servicing.get("defaulted_days_past_due", 120),
-                                     "servicing.defaulted_days_past_due", path),
-        repurchase_cure_days=_int(servicing.get("repurchase_cure_days", 30),
-                                  "servicing.repurchase_cure_days", path),
+        defaulted_days_past_due=_int(
+            servicing.get("defaulted_days_past_due", 120), "servicing.defaulted_days_past_due", path
+        ),
+        repurchase_cure_days=_int(
+            servicing.get("repurchase_cure_days", 30), "servicing.repurchase_cure_days", path
+        ),
         required_reserve_amount=money("required_amount", "reserve_account.", reserve),
         initial_reserve_deposit=money("initial_deposit", "reserve_account.", reserve),
         overcollateralization_percent=money(
-            "target_percent_of_cutoff_pool_balance", "overcollateralization.", oc),
+            "target_percent_of_cutoff_pool_balance", "overcollateralization.", oc
+        ),
         clean_up_call_percent=money("pool_balance_percent_of_cutoff", "clean_up_call.", call),
         tangible_net_worth_minimum=money(
-            "consolidated_tangible_net_worth_minimum", "servicer_covenant.", covenant),
+            "consolidated_tangible_net_worth_minimum", "servicer_covenant.", covenant
+        ),
         classes=classes,
     )

@@ -17,12 +17,19 @@ from dagster_project.resources import WarehouseResource
 from dagster_project.transformation.dbt_assets import DBT_PROJECT, warehouse_models
 
 defs = dg.Definitions(
-    assets=[deal_terms, receivable_schedule, market_inputs, monthly_tape, warehouse_models,
-            published_warehouse],
+    assets=[
+        deal_terms,
+        receivable_schedule,
+        market_inputs,
+        monthly_tape,
+        warehouse_models,
+        published_warehouse,
+    ],
     resources={
         "warehouse": WarehouseResource(),
         # The dbt of this interpreter's environment (.venv), whatever PATH says.
-        "dbt": DbtCliResource(project_dir=DBT_PROJECT,
-                              dbt_executable=str(Path(sys.executable).parent / "dbt")),
+        "dbt": DbtCliResource(
+            project_dir=DBT_PROJECT, dbt_executable=str(Path(sys.executable).parent / "dbt")
+        ),
     },
 )

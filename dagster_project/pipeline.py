@@ -22,7 +22,6 @@ from dagster_project.ingestion.assets import (
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
 from dagster_project.resources import WarehouseResource
 
-
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 
 
@@ -35,9 +34,11 @@ def _delivered_periods(warehouse) -> list[str]:
 def run(periods: list[str] | None = None, instance: dg.DagsterInstance | None = None) -> int:
     instance = instance or dg.DagsterInstance.get()
     # Resources read their paths from the environment now, not when the module was imported.
-    warehouse = WarehouseResource(work_path=str(warehouse_files.work_path()),
-                                  published_path=str(warehouse_files.published_path()),
-                                  input_dir=str(warehouse_files.input_dir()))
+    warehouse = WarehouseResource(
+        work_path=str(warehouse_files.work_path()),
+        published_path=str(warehouse_files.published_path()),
+        input_dir=str(warehouse_files.input_dir()),
+    )
     resources = {**defs.resources, "warehouse": warehouse}
     assets = list(defs.assets)
     periods = periods or _delivered_periods(warehouse)
@@ -45,12 +46,19 @@ def run(periods: list[str] | None = None, instance: dg.DagsterInstance | None = 
         print(f"no deliveries found under {warehouse.deliveries_dir}", file=sys.stderr)
         return 1
     steps = [
-        ("deal terms, schedule, market inputs",
-         [deal_terms, receivable_schedule, market_inputs], {}),
-        (f"monthly tapes {periods[0]}..{periods[-1]} ({len(periods)} periods)",
-         [monthly_tape],
-         {"dagster/asset_partition_range_start": periods[0],
-          "dagster/asset_partition_range_end": periods[-1]}),
+        (
+            "deal terms, schedule, market inputs",
+            [deal_terms, receivable_schedule, market_inputs],
+            {},
+        ),
+        (
+            f"monthly tapes {periods[0]}..{periods[-1]} ({len(periods)} periods)",
+            [monthly_tape],
+            {
+                "dagster/asset_partition_range_start": periods[0],
+                "dagster/asset_partition_range_end": periods[-1],
+            },
+        ),
     ]
     loaded = (deal_terms, receivable_schedule, market_inputs, monthly_tape)
     dbt_and_publish = [a for a in assets if a not in loaded]
@@ -58,12 +66,21 @@ def run(periods: list[str] | None = None, instance: dg.DagsterInstance | None = 
     for number, (label, selection, tags) in enumerate(steps, start=1):
         started = time.perf_counter()
         print(f"[{number}/{len(steps)}] {label} ...", flush=True)
-        result = dg.materialize(selection, instance=instance, resources=resources, tags=tags,
-                                raise_on_error=False, run_config=QUIET)
+        result = dg.materialize(
+            selection,
+            instance=instance,
+            resources=resources,
+            tags=tags,
+            raise_on_error=False,
+            run_config=QUIET,
+        )
         seconds = time.perf_counter() - started
         if not result.success:
-            print(f"[{number}/{len(steps)}] FAILED after {seconds:.1f}s; see the messages above "
-                  f"or the Dagster UI", file=sys.stderr)
+            print(
+                f"[{number}/{len(steps)}] FAILED after {seconds:.1f}s; see the messages above "
+                f"or the Dagster UI",
+                file=sys.stderr,
+            )
             return 1
         print(f"[{number}/{len(steps)}] done in {seconds:.1f}s", flush=True)
     print(f"warehouse published at {warehouse.published_path}")

@@ -38,8 +38,11 @@ def run_pipeline(paths: dict) -> int:
 
     from dagster_project.pipeline import run
 
-    env = {"CAOT_INPUT_DIR": str(paths["input"]), "CAOT_WAREHOUSE_WORK": str(paths["work"]),
-           "CAOT_WAREHOUSE": str(paths["published"])}
+    env = {
+        "CAOT_INPUT_DIR": str(paths["input"]),
+        "CAOT_WAREHOUSE_WORK": str(paths["work"]),
+        "CAOT_WAREHOUSE": str(paths["published"]),
+    }
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
     try:
@@ -57,8 +60,11 @@ def run_pipeline(paths: dict) -> int:
 def built_warehouse(small_deal, tmp_path_factory) -> dict:
     """Run the whole pipeline (ingestion, dbt build, publish) on the small deal."""
     folder = tmp_path_factory.mktemp("warehouse")
-    paths = {"input": small_deal, "work": folder / "work.duckdb",
-             "published": folder / "warehouse.duckdb"}
+    paths = {
+        "input": small_deal,
+        "work": folder / "work.duckdb",
+        "published": folder / "warehouse.duckdb",
+    }
     assert run_pipeline(paths) == 0
     return paths
 
@@ -92,8 +98,20 @@ def compiled_model(tmp_path_factory):
     def compile_model(name: str) -> dict:
         dbt = Path(sys.executable).parent / "dbt"
         env = {**os.environ, "CAOT_WAREHOUSE_WORK": str(path)}
-        subprocess.run([str(dbt), "compile", "--quiet", "--select", name, "--target-path",
-                        str(folder / "target")], cwd=DBT_DIR, check=True, env=env)
+        subprocess.run(
+            [
+                str(dbt),
+                "compile",
+                "--quiet",
+                "--select",
+                name,
+                "--target-path",
+                str(folder / "target"),
+            ],
+            cwd=DBT_DIR,
+            check=True,
+            env=env,
+        )
         compiled = next((folder / "target" / "compiled").rglob(f"{name}.sql")).read_text()
         return {"sql": compiled, "connect": connect}
 

@@ -33,19 +33,22 @@ def test_first_determination_and_distribution_dates_match_article_one(periods):
     assert periods[0].collection_period_end == D(2015, 10, 31)
 
 
-@pytest.mark.parametrize("nominal, expected", [
-    (D(2016, 10, 15), D(2016, 10, 17)),  # Class A-1 Final Distribution Date (Saturday)
-    (D(2019, 4, 15), D(2019, 4, 15)),    # Class A-2 Final Distribution Date
-    (D(2020, 11, 15), D(2020, 11, 16)),  # Class A-3 Final Distribution Date (Sunday)
-    (D(2021, 6, 15), D(2021, 6, 15)),    # Class A-4
-    (D(2021, 8, 15), D(2021, 8, 16)),    # Class B (Sunday)
-    (D(2021, 10, 15), D(2021, 10, 15)),  # Class C
-    (D(2022, 5, 15), D(2022, 5, 16)),    # Class D and Final Scheduled Maturity Date (Sunday)
-    (D(2016, 2, 15), D(2016, 2, 16)),    # Washington's Birthday on the 15th
-    (D(2018, 1, 15), D(2018, 1, 16)),    # Martin Luther King Jr. Day on the 15th
-    (D(2017, 10, 9), D(2017, 10, 10)),   # Columbus Day on a Determination Date
-    (D(2016, 1, 9), D(2016, 1, 11)),     # 2014-4's Determination Date (reference certificate)
-])
+@pytest.mark.parametrize(
+    "nominal, expected",
+    [
+        (D(2016, 10, 15), D(2016, 10, 17)),  # Class A-1 Final Distribution Date (Saturday)
+        (D(2019, 4, 15), D(2019, 4, 15)),  # Class A-2 Final Distribution Date
+        (D(2020, 11, 15), D(2020, 11, 16)),  # Class A-3 Final Distribution Date (Sunday)
+        (D(2021, 6, 15), D(2021, 6, 15)),  # Class A-4
+        (D(2021, 8, 15), D(2021, 8, 16)),  # Class B (Sunday)
+        (D(2021, 10, 15), D(2021, 10, 15)),  # Class C
+        (D(2022, 5, 15), D(2022, 5, 16)),  # Class D and Final Scheduled Maturity Date (Sunday)
+        (D(2016, 2, 15), D(2016, 2, 16)),  # Washington's Birthday on the 15th
+        (D(2018, 1, 15), D(2018, 1, 16)),  # Martin Luther King Jr. Day on the 15th
+        (D(2017, 10, 9), D(2017, 10, 10)),  # Columbus Day on a Determination Date
+        (D(2016, 1, 9), D(2016, 1, 11)),  # 2014-4's Determination Date (reference certificate)
+    ],
+)
 def test_next_business_day_matches_the_agreements_dates(nominal, expected):
     assert next_business_day(nominal) == expected
 
@@ -82,9 +85,14 @@ def test_30_360_day_count():
 
 
 ARTICLE_ONE_FIRST_PERIOD = {
-    "A-1": Decimal("39678.33"), "A-2a": Decimal("99341.39"), "A-2b": Decimal("78602.15"),
-    "A-3": Decimal("240890.00"), "A-4": Decimal("78008.33"), "B": Decimal("19818.60"),
-    "C": Decimal("26031.25"), "D": Decimal("37187.50"),
+    "A-1": Decimal("39678.33"),
+    "A-2a": Decimal("99341.39"),
+    "A-2b": Decimal("78602.15"),
+    "A-3": Decimal("240890.00"),
+    "A-4": Decimal("78008.33"),
+    "B": Decimal("19818.60"),
+    "C": Decimal("26031.25"),
+    "D": Decimal("37187.50"),
 }
 
 

@@ -11,7 +11,16 @@ def test_deal_terms_of_2015_4():
     assert deal.initial_pool_balance == Decimal("1050000018.44")
     assert deal.overcollateralization_target == Decimal("5250000.09")
     assert deal.initial_note_balance == Decimal("1050000000.00")  # Art. I "Initial Note Balance"
-    assert [c.class_id for c in deal.classes] == ["A-1", "A-2a", "A-2b", "A-3", "A-4", "B", "C", "D"]
+    assert [c.class_id for c in deal.classes] == [
+        "A-1",
+        "A-2a",
+        "A-2b",
+        "A-3",
+        "A-4",
+        "B",
+        "C",
+        "D",
+    ]
     assert deal.required_reserve_amount == deal.initial_reserve_deposit == Decimal("2625000.05")
     assert deal.note_class("A-2b").spread == Decimal("0.0060")
 
@@ -26,8 +35,11 @@ def _write(tmp_path, mutate):
 
 def test_missing_term_is_named_with_the_file(tmp_path):
     path = _write(tmp_path, lambda raw: raw["reserve_account"].pop("required_amount"))
-    with pytest.raises(DealFileError, match=r"deal.yaml: missing required field "
-                                            r"'reserve_account.required_amount'"):
+    with pytest.raises(
+        DealFileError,
+        match=r"deal.yaml: missing required field "
+        r"'reserve_account.required_amount'",
+    ):
         load_deal(path)
 
 

@@ -18,8 +18,11 @@ PERIOD = "2015-10"
 @pytest.fixture()
 def con(tmp_path, small_deal):
     connection = duckdb.connect(str(tmp_path / "w.duckdb"))
-    load_files(connection, "schedule",
-               [(schemas.RECEIVABLE_SCHEDULE, small_deal / "receivable_schedule.csv")])
+    load_files(
+        connection,
+        "schedule",
+        [(schemas.RECEIVABLE_SCHEDULE, small_deal / "receivable_schedule.csv")],
+    )
     yield connection
     connection.close()
 
@@ -33,10 +36,16 @@ def delivery(tmp_path, small_deal) -> Path:
 
 def load_period(con, folder: Path, key: str = PERIOD):
     period = period_for_collection_month(load_deal(), key)
-    return load_files(con, key, [
-        (schemas.LOAN_STATUS, folder / "loan_status.csv"),
-        (schemas.PAYMENT_TRANSACTIONS, folder / "payment_transactions.csv"),
-    ], period.collection_period_start, period.collection_period_end)
+    return load_files(
+        con,
+        key,
+        [
+            (schemas.LOAN_STATUS, folder / "loan_status.csv"),
+            (schemas.PAYMENT_TRANSACTIONS, folder / "payment_transactions.csv"),
+        ],
+        period.collection_period_start,
+        period.collection_period_end,
+    )
 
 
 def rewrite(path: Path, change):
@@ -50,6 +59,7 @@ def rewrite(path: Path, change):
 def set_cell(path: Path, row: int, column: str, value: str):
     def change(rows):
         rows[row][rows[0].index(column)] = value
+
     rewrite(path, change)
 
 
@@ -66,30 +76,39 @@ def test_a_good_delivery_loads_and_loading_it_again_changes_nothing(con, deliver
     again = load_period(con, delivery)
     assert not again.changed
     assert con.execute("select count(*) from raw.loan_status").fetchone()[0] == count
-    assert con.execute("select count(*) from raw.deliveries where status = 'loaded' "
-                       "and scope = ?", [PERIOD]).fetchone()[0] == 2
+    assert (
+        con.execute(
+            "select count(*) from raw.deliveries where status = 'loaded' and scope = ?", [PERIOD]
+        ).fetchone()[0]
+        == 2
+    )
 
 
-@pytest.mark.parametrize("column, value, reason", [
-    ("actualPrincipalCollectedAmount", "-5.00", "negative amount"),
-    ("actualPrincipalCollectedAmount", "12,5", "not a valid decimal(18, 2)"),
-    ("currentDelinquencyStatus", "ten", "not a valid integer"),
-    ("reportingPeriodActualEndBalanceAmount", "99999999.00", "absurd amount"),
-    ("assetNumber", "99999999999", "receivable not in the Receivable Schedule"),
-    ("reportingPeriodEndingDate", "2015-11-30", "tape is for another Collection Period"),
-    ("loanStatus", "zombie", "value not in the accepted codes"),
-    ("interestPaidThroughDate", "", "missing value"),
-])
-def test_a_bad_cell_names_file_row_and_field_and_quarantines_the_row(con, delivery, column,
-                                                                    value, reason):
+@pytest.mark.parametrize(
+    "column, value, reason",
+    [
+        ("actualPrincipalCollectedAmount", "-5.00", "negative amount"),
+        ("actualPrincipalCollectedAmount", "12,5", "not a valid decimal(18, 2)"),
+        ("currentDelinquencyStatus", "ten", "not a valid integer"),
+        ("reportingPeriodActualEndBalanceAmount", "99999999.00", "absurd amount"),
+        ("assetNumber", "99999999999", "receivable not in the Receivable Schedule"),
+        ("reportingPeriodEndingDate", "2015-11-30", "tape is for another Collection Period"),
+        ("loanStatus", "zombie", "value not in the accepted codes"),
+        ("interestPaidThroughDate", "", "missing value"),
+    ],
+)
+def test_a_bad_cell_names_file_row_and_field_and_quarantines_the_row(
+    con, delivery, column, value, reason
+):
     set_cell(delivery / "loan_status.csv", 3, column, value)
     error = rejected(con, delivery)
     finding = next(f for f in error.findings if f.field == column)
     assert finding.row == 3 and reason in finding.reason
     assert finding.file.endswith("loan_status.csv")
     assert f"loan_status.csv, row 3, field '{column}'" in str(error)
-    quarantined = con.execute("select row_number, field, reason, record from raw.quarantine "
-                              "where field = ?", [column]).fetchall()
+    quarantined = con.execute(
+        "select row_number, field, reason, record from raw.quarantine where field = ?", [column]
+    ).fetchall()
     assert quarantined and quarantined[0][0] == 3 and reason in quarantined[0][2]
     assert quarantined[0][3] is not None  # the whole offending record is kept
     assert con.execute("select count(*) from raw.loan_status").fetchone()[0] == 0
@@ -98,6 +117,7 @@ def test_a_bad_cell_names_file_row_and_field_and_quarantines_the_row(con, delive
 def test_a_missing_renamed_or_extra_column_rejects_the_file(con, delivery):
     def rename(rows):
         rows[0][rows[0].index("rebateAmount")] = "rebate_amt"
+
     rewrite(delivery / "loan_status.csv", rename)
     error = rejected(con, delivery)
     reasons = {(f.field, f.reason) for f in error.findings}
@@ -108,31 +128,40 @@ def test_a_missing_renamed_or_extra_column_rejects_the_file(con, delivery):
 def test_duplicate_rows_are_rejected(con, delivery):
     rewrite(delivery / "loan_status.csv", lambda rows: rows.append(rows[1]))
     error = rejected(con, delivery)
-    assert {f.row for f in error.findings if f.reason == "duplicate row"} == {1, len(
-        (delivery / "loan_status.csv").read_text().splitlines()) - 1}
+    assert {f.row for f in error.findings if f.reason == "duplicate row"} == {
+        1,
+        len((delivery / "loan_status.csv").read_text().splitlines()) - 1,
+    }
 
 
 def test_transaction_dated_outside_the_period(con, delivery):
     set_cell(delivery / "payment_transactions.csv", 2, "transactionDate", "2015-12-02")
     error = rejected(con, delivery)
-    assert any(f.reason == "date outside the Collection Period" and f.row == 2
-               for f in error.findings)
+    assert any(
+        f.reason == "date outside the Collection Period" and f.row == 2 for f in error.findings
+    )
 
 
 def test_a_tape_delivered_for_the_wrong_period(con, delivery):
     error = rejected(con, delivery, key="2015-11")
-    assert all("another Collection Period" in f.reason or "outside" in f.reason
-               for f in error.findings)
+    assert all(
+        "another Collection Period" in f.reason or "outside" in f.reason for f in error.findings
+    )
 
 
-@pytest.mark.parametrize("damage, reason", [
-    (lambda p: p.write_bytes(b""), "file is empty"),
-    (lambda p: p.write_text(p.read_text().splitlines()[0] + "\n"), "header but no rows"),
-    (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), "cannot be read"),
-    (lambda p: p.write_bytes(p.read_bytes().replace(b"current", b"curr\xe9nt", 1)),
-     "cannot be read"),
-    (lambda p: p.unlink(), "missing from the delivery"),
-])
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        (lambda p: p.write_bytes(b""), "file is empty"),
+        (lambda p: p.write_text(p.read_text().splitlines()[0] + "\n"), "header but no rows"),
+        (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), "cannot be read"),
+        (
+            lambda p: p.write_bytes(p.read_bytes().replace(b"current", b"curr\xe9nt", 1)),
+            "cannot be read",
+        ),
+        (lambda p: p.unlink(), "missing from the delivery"),
+    ],
+)
 def test_unreadable_files_are_rejected_whole(con, delivery, damage, reason):
     damage(delivery / "loan_status.csv")
     error = rejected(con, delivery)
@@ -141,15 +170,20 @@ def test_unreadable_files_are_rejected_whole(con, delivery, damage, reason):
 
 def test_a_bad_delivery_does_not_touch_what_was_loaded(con, delivery, tmp_path):
     load_period(con, delivery)
-    before = con.execute("select count(*), sum(reportingPeriodActualEndBalanceAmount) "
-                         "from raw.loan_status").fetchone()
+    before = con.execute(
+        "select count(*), sum(reportingPeriodActualEndBalanceAmount) from raw.loan_status"
+    ).fetchone()
     set_cell(delivery / "loan_status.csv", 1, "rebateAmount", "-1.00")
     rejected(con, delivery)
-    after = con.execute("select count(*), sum(reportingPeriodActualEndBalanceAmount) "
-                        "from raw.loan_status").fetchone()
+    after = con.execute(
+        "select count(*), sum(reportingPeriodActualEndBalanceAmount) from raw.loan_status"
+    ).fetchone()
     assert before == after
-    statuses = dict(con.execute("select status, count(*) from raw.deliveries where scope = ? "
-                                "group by 1", [PERIOD]).fetchall())
+    statuses = dict(
+        con.execute(
+            "select status, count(*) from raw.deliveries where scope = ? group by 1", [PERIOD]
+        ).fetchall()
+    )
     assert statuses == {"loaded": 2, "rejected": 1}
 
 
@@ -158,8 +192,16 @@ def test_a_restatement_replaces_the_period_and_keeps_the_earlier_delivery(con, d
     set_cell(delivery / "loan_status.csv", 1, "reportingPeriodScheduledPaymentAmount", "1.23")
     result = load_period(con, delivery)
     assert result.changed and result.restated
-    assert con.execute("select count(*) from raw.loan_status where "
-                       "reportingPeriodScheduledPaymentAmount = 1.23").fetchone()[0] == 1
-    kinds = con.execute("select status, count(*) from raw.deliveries where scope = ? and "
-                        "file_kind = 'loan_status' group by 1 order by 1", [PERIOD]).fetchall()
+    assert (
+        con.execute(
+            "select count(*) from raw.loan_status where "
+            "reportingPeriodScheduledPaymentAmount = 1.23"
+        ).fetchone()[0]
+        == 1
+    )
+    kinds = con.execute(
+        "select status, count(*) from raw.deliveries where scope = ? and "
+        "file_kind = 'loan_status' group by 1 order by 1",
+        [PERIOD],
+    ).fetchall()
     assert kinds == [("loaded", 1), ("superseded", 1)]

@@ -7,7 +7,6 @@ import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from reference.loan_level import Account, compute, replay
 
 
@@ -33,16 +32,26 @@ def test_every_receivable_period_matches_the_reference(reference, warehouse):
     assert len(rows) == len(reference.receivables)
     for rid, period, *figures in rows:
         ref = reference.receivables[(rid, period)]
-        expected = [ref.beginning_balance, ref.ending_balance, ref.interest, ref.principal,
-                    ref.rebate, ref.fees, ref.defaulted_principal, ref.purchase_principal,
-                    ref.liquidation, ref.bucket]
+        expected = [
+            ref.beginning_balance,
+            ref.ending_balance,
+            ref.interest,
+            ref.principal,
+            ref.rebate,
+            ref.fees,
+            ref.defaulted_principal,
+            ref.purchase_principal,
+            ref.liquidation,
+            ref.bucket,
+        ]
         assert figures == expected, (rid, period)
 
 
 def test_pool_roll_forward_matches_the_reference(reference, warehouse):
     names = list(next(iter(reference.pool.values())).keys())
-    rows = warehouse.execute(f"select collection_period, {', '.join(names)} "
-                             f"from marts.fct_pool_period order by 1").fetchall()
+    rows = warehouse.execute(
+        f"select collection_period, {', '.join(names)} from marts.fct_pool_period order by 1"
+    ).fetchall()
     assert [r[0] for r in rows] == sorted(reference.pool)
     for period, *figures in rows:
         assert dict(zip(names, figures, strict=True)) == reference.pool[period], period
@@ -61,7 +70,10 @@ def test_ending_pool_balance_is_the_sum_of_receivable_balances(warehouse):
 
 
 def test_generated_servicer_balances_reconcile(warehouse):
-    assert warehouse.execute("select count(*) from marts.rpt_balance_reconciliation").fetchone()[0] == 0
+    assert (
+        warehouse.execute("select count(*) from marts.rpt_balance_reconciliation").fetchone()[0]
+        == 0
+    )
 
 
 def test_a_defaulted_receivable_has_zero_balance_from_that_month_end(warehouse):
@@ -78,15 +90,15 @@ def test_a_defaulted_receivable_has_zero_balance_from_that_month_end(warehouse):
 CUTOFF = dt.date(2015, 9, 30)
 KINDS = st.sampled_from(["payment", "payment", "payment", "rebate", "late_fee"])
 TRANSACTION = st.tuples(
-    st.integers(min_value=0, max_value=400),                  # days after the cutoff (odd dates)
+    st.integers(min_value=0, max_value=400),  # days after the cutoff (odd dates)
     KINDS,
-    st.integers(min_value=1, max_value=900_000),              # cents: tiny to full prepayments
+    st.integers(min_value=1, max_value=900_000),  # cents: tiny to full prepayments
 )
 RECEIVABLE = st.tuples(
-    st.integers(min_value=50_000, max_value=6_000_000),       # cutoff balance, cents
-    st.integers(min_value=0, max_value=250_000),              # APR in millionths (0-25%)
-    st.integers(min_value=0, max_value=45),                   # days since the last payment
-    st.lists(TRANSACTION, max_size=14),                       # late, missed, partial, prepaid
+    st.integers(min_value=50_000, max_value=6_000_000),  # cutoff balance, cents
+    st.integers(min_value=0, max_value=250_000),  # APR in millionths (0-25%)
+    st.integers(min_value=0, max_value=45),  # days since the last payment
+    st.lists(TRANSACTION, max_size=14),  # late, missed, partial, prepaid
 )
 
 
@@ -95,7 +107,9 @@ def steps_sql(compiled_model):
     return compiled_model("int_receivable__simple_interest_steps")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(RECEIVABLE, min_size=1, max_size=6))
 def test_simple_interest_sql_matches_the_reference(steps_sql, receivables):
     con = steps_sql["connect"]()
@@ -105,8 +119,10 @@ def test_simple_interest_sql_matches_the_reference(steps_sql, receivables):
         apr_decimal = Decimal(apr).scaleb(-6)
         last = CUTOFF - dt.timedelta(days=age)
         schedule.append((rid, apr_decimal, Decimal(balance).scaleb(-2), last))
-        rows = [(CUTOFF + dt.timedelta(days=offset), kind, Decimal(amount).scaleb(-2))
-                for offset, kind, amount in events]
+        rows = [
+            (CUTOFF + dt.timedelta(days=offset), kind, Decimal(amount).scaleb(-2))
+            for offset, kind, amount in events
+        ]
         # one transaction of a kind and amount per day, as a file without duplicate rows
         rows = list(dict.fromkeys(rows))
         transactions += [(rid, day, kind, amount) for day, kind, amount in rows]
@@ -114,13 +130,18 @@ def test_simple_interest_sql_matches_the_reference(steps_sql, receivables):
         expected[rid] = replay(account, rows)
     con.execute("delete from staging.stg_servicer__receivable_schedule")
     con.execute("delete from staging.stg_servicer__payment_transactions")
-    con.executemany("insert into staging.stg_servicer__receivable_schedule values (?, ?, ?, ?)",
-                    schedule)
+    con.executemany(
+        "insert into staging.stg_servicer__receivable_schedule values (?, ?, ?, ?)", schedule
+    )
     if transactions:
-        con.executemany("insert into staging.stg_servicer__payment_transactions "
-                        "values (?, '2015-10', ?, ?, ?)", transactions)
-    result = con.execute(f"select receivable_id, step_number, balance_cents from ({steps_sql['sql']}) "
-                         f"where step_number > 0 order by 1, 2").fetchall()
+        con.executemany(
+            "insert into staging.stg_servicer__payment_transactions values (?, '2015-10', ?, ?, ?)",
+            transactions,
+        )
+    result = con.execute(
+        f"select receivable_id, step_number, balance_cents from ({steps_sql['sql']}) "
+        f"where step_number > 0 order by 1, 2"
+    ).fetchall()
     got = {}
     for rid, _, cents in result:
         got.setdefault(rid, []).append(Decimal(cents).scaleb(-2))

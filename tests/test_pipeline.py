@@ -11,24 +11,32 @@ from dagster_project.generator.writers import sha256
 def test_warehouse_holds_the_schedule_and_every_monthly_tape(built_warehouse):
     deliveries = sorted(p.name for p in (built_warehouse["input"] / "deliveries").iterdir())
     with duckdb.connect(str(built_warehouse["published"]), read_only=True) as con:
-        periods = [r[0] for r in con.execute(
-            "select distinct scope from raw.loan_status order by 1").fetchall()]
+        periods = [
+            r[0]
+            for r in con.execute("select distinct scope from raw.loan_status order by 1").fetchall()
+        ]
         assert periods == deliveries
-        count, balance = con.execute("select count(*), sum(principal_balance) "
-                                     "from raw.receivable_schedule").fetchone()
+        count, balance = con.execute(
+            "select count(*), sum(principal_balance) from raw.receivable_schedule"
+        ).fetchone()
         assert str(balance) == "1050000018.44"
         for period in deliveries[:3]:
-            manifest = json.loads((built_warehouse["input"] / "deliveries" / period /
-                                   "delivery.json").read_text())
-            rows = con.execute("select count(*) from raw.loan_status where scope = ?",
-                               [period]).fetchone()[0]
+            manifest = json.loads(
+                (built_warehouse["input"] / "deliveries" / period / "delivery.json").read_text()
+            )
+            rows = con.execute(
+                "select count(*) from raw.loan_status where scope = ?", [period]
+            ).fetchone()[0]
             assert rows == manifest["files"]["loan_status"]["rows"]
-            digest = con.execute("select sha256 from raw.deliveries where scope = ? and "
-                                 "file_kind = 'loan_status' and status = 'loaded'",
-                                 [period]).fetchone()[0]
+            digest = con.execute(
+                "select sha256 from raw.deliveries where scope = ? and "
+                "file_kind = 'loan_status' and status = 'loaded'",
+                [period],
+            ).fetchone()[0]
             assert digest == manifest["files"]["loan_status"]["sha256"]
-            assert digest == sha256(built_warehouse["input"] / "deliveries" / period /
-                                    "loan_status.csv")
+            assert digest == sha256(
+                built_warehouse["input"] / "deliveries" / period / "loan_status.csv"
+            )
         terms = dict(con.execute("select term, value from raw.deal_terms").fetchall())
         assert terms["overcollateralization_target_amount"] == "5250000.09"
         assert con.execute("select count(*) from raw.payment_calendar").fetchone()[0] == 79
@@ -36,9 +44,13 @@ def test_warehouse_holds_the_schedule_and_every_monthly_tape(built_warehouse):
 
 def test_staging_drops_obligor_personal_data(built_warehouse):
     with duckdb.connect(str(built_warehouse["published"]), read_only=True) as con:
-        columns = {r[0] for r in con.execute(
-            "select column_name from information_schema.columns "
-            "where table_schema in ('staging', 'intermediate', 'marts')").fetchall()}
+        columns = {
+            r[0]
+            for r in con.execute(
+                "select column_name from information_schema.columns "
+                "where table_schema in ('staging', 'intermediate', 'marts')"
+            ).fetchall()
+        }
         assert "obligor_name" not in columns and "obligor_street_address" not in columns
         assert "obligor_key" in columns
 
@@ -46,9 +58,9 @@ def test_staging_drops_obligor_personal_data(built_warehouse):
 def test_rerunning_the_pipeline_changes_nothing(built_warehouse):
     def snapshot():
         with duckdb.connect(str(built_warehouse["published"]), read_only=True) as con:
-            return con.execute("select count(*), sum(reportingPeriodActualEndBalanceAmount) "
-                               "from raw.loan_status").fetchone(), con.execute(
-                "select count(*) from raw.deliveries").fetchone()
+            return con.execute(
+                "select count(*), sum(reportingPeriodActualEndBalanceAmount) from raw.loan_status"
+            ).fetchone(), con.execute("select count(*) from raw.deliveries").fetchone()
 
     before = snapshot()
     assert run_pipeline(built_warehouse) == 0

@@ -22,8 +22,14 @@ DEFAULT_OUT = PROJECT_ROOT / "data" / "sample"
 DEFAULT_SEED = 20151028  # the Closing Date
 
 
-def generate(out: Path, receivables: int | None = None, seed: int = DEFAULT_SEED,
-             deal_file: Path | None = None, fmt: str = "csv", progress: bool = True) -> dict:
+def generate(
+    out: Path,
+    receivables: int | None = None,
+    seed: int = DEFAULT_SEED,
+    deal_file: Path | None = None,
+    fmt: str = "csv",
+    progress: bool = True,
+) -> dict:
     deal = load_deal(deal_file)
     receivables = receivables or deal.initial_receivable_count
     rng = np.random.default_rng(seed)
@@ -37,48 +43,78 @@ def generate(out: Path, receivables: int | None = None, seed: int = DEFAULT_SEED
     periods = payment_periods(deal)
     collections: dict[str, Decimal] = {}
     written = []
-    bar = tqdm(total=len(periods), desc="generating tapes", unit="period", disable=not progress,
-               file=sys.stderr)
+    bar = tqdm(
+        total=len(periods),
+        desc="generating tapes",
+        unit="period",
+        disable=not progress,
+        file=sys.stderr,
+    )
     for tape in simulate(deal, schedule, periods, rng):
         write_delivery(tape, out / "deliveries" / tape.period.collection_period, fmt)
         collections[tape.period.collection_period] = Decimal(
-            int(tape.transactions.loc[tape.transactions["transactionType"] == "payment",
-                                      "transactionAmount"].sum())).scaleb(-2)
+            int(
+                tape.transactions.loc[
+                    tape.transactions["transactionType"] == "payment", "transactionAmount"
+                ].sum()
+            )
+        ).scaleb(-2)
         written.append(tape.period)
         bar.update(1)
     bar.close()
 
     libor = market_inputs.libor_frame(deal, written)
     write_frame(libor, out / "libor_rates.csv", ())
-    write_frame(market_inputs.tangible_net_worth_frame(deal, written),
-                out / "tangible_net_worth.csv", ())
-    write_frame(market_inputs.account_earnings_frame(deal, written, libor, collections),
-                out / "trust_account_earnings.csv", ())
+    write_frame(
+        market_inputs.tangible_net_worth_frame(deal, written), out / "tangible_net_worth.csv", ()
+    )
+    write_frame(
+        market_inputs.account_earnings_frame(deal, written, libor, collections),
+        out / "trust_account_earnings.csv",
+        (),
+    )
 
     # Ground truth for the data-quality tests; the pipeline never reads this folder.
     ids = schedule.frame["receivable_id"].to_numpy()
-    manifest = [{"receivable_id": str(ids[b["row"]]), **{k: b[k] for k in
-                 ("representation", "kind", "rule")}} for b in schedule.breaches]
+    manifest = [
+        {
+            "receivable_id": str(ids[b["row"]]),
+            **{k: b[k] for k in ("representation", "kind", "rule")},
+        }
+        for b in schedule.breaches
+    ]
     truth = out / "ground_truth"
     truth.mkdir()
     (truth / "breach_manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    summary = {"deal_id": deal.deal_id, "seed": seed, "receivables": receivables,
-               "periods": len(written), "format": fmt,
-               "seconds": round(time.perf_counter() - started, 1)}
+    summary = {
+        "deal_id": deal.deal_id,
+        "seed": seed,
+        "receivables": receivables,
+        "periods": len(written),
+        "format": fmt,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     (out / "generation.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--receivables", type=int, default=None,
-                        help="pool size (default: the deal file's initial_receivable_count)")
+    parser.add_argument(
+        "--receivables",
+        type=int,
+        default=None,
+        help="pool size (default: the deal file's initial_receivable_count)",
+    )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--deal", type=Path, default=None, help="deal file (default: 2015-4)")
     parser.add_argument("--format", choices=("csv", "parquet"), default="csv")
-    parser.add_argument("--if-absent", action="store_true",
-                        help="do nothing when the output folder already holds a generated deal")
+    parser.add_argument(
+        "--if-absent",
+        action="store_true",
+        help="do nothing when the output folder already holds a generated deal",
+    )
     args = parser.parse_args(argv)
     if args.if_absent and (args.out / "generation.json").exists():
         print(f"sample data present in {args.out}; not regenerating")

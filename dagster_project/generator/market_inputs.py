@@ -17,10 +17,14 @@ from dagster_project.money import round_cents
 
 # Anchor points (month, 1-month LIBOR in percent) of the synthetic path; linear in between.
 LIBOR_ANCHORS = [
-    (dt.date(2015, 10, 1), Decimal("0.17166")), (dt.date(2016, 1, 1), Decimal("0.42")),
-    (dt.date(2016, 12, 1), Decimal("0.77")), (dt.date(2017, 12, 1), Decimal("1.56")),
-    (dt.date(2018, 12, 1), Decimal("2.50")), (dt.date(2019, 6, 1), Decimal("2.40")),
-    (dt.date(2020, 4, 1), Decimal("0.45")), (dt.date(2020, 12, 1), Decimal("0.15")),
+    (dt.date(2015, 10, 1), Decimal("0.17166")),
+    (dt.date(2016, 1, 1), Decimal("0.42")),
+    (dt.date(2016, 12, 1), Decimal("0.77")),
+    (dt.date(2017, 12, 1), Decimal("1.56")),
+    (dt.date(2018, 12, 1), Decimal("2.50")),
+    (dt.date(2019, 6, 1), Decimal("2.40")),
+    (dt.date(2020, 4, 1), Decimal("0.45")),
+    (dt.date(2020, 12, 1), Decimal("0.15")),
     (dt.date(2022, 6, 1), Decimal("0.10")),
 ]
 
@@ -33,8 +37,9 @@ def implied_first_libor(deal: Deal, first: PaymentPeriod) -> Decimal:
             rate = note_class.first_period_interest * 360 / (note_class.initial_balance * days)
             libor = (rate - note_class.spread).quantize(Decimal("0.0000001"), ROUND_HALF_UP)
             for candidate in (libor, libor + Decimal("0.0000001"), libor - Decimal("0.0000001")):
-                amount = round_cents(note_class.initial_balance * (candidate + note_class.spread)
-                                     * days / 360)
+                amount = round_cents(
+                    note_class.initial_balance * (candidate + note_class.spread) * days / 360
+                )
                 if amount == note_class.first_period_interest:
                     return candidate
             raise ValueError("no 5-decimal LIBOR reproduces the first-period interest")
@@ -57,10 +62,14 @@ def libor_frame(deal: Deal, periods: list[PaymentPeriod]) -> pd.DataFrame:
             libor = implied_first_libor(deal, period)
         else:
             libor = _interpolate(period.accrual_start) / 100
-        rows.append({"accrual_period_start": period.accrual_start,
-                     "accrual_period_end": period.distribution_date,
-                     "distribution_date": period.distribution_date,
-                     "libor": str(libor)})
+        rows.append(
+            {
+                "accrual_period_start": period.accrual_start,
+                "accrual_period_end": period.distribution_date,
+                "distribution_date": period.distribution_date,
+                "libor": str(libor),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -70,8 +79,9 @@ def tangible_net_worth_frame(deal: Deal, periods: list[PaymentPeriod]) -> pd.Dat
     quarter_end = dt.date(first.year - 1, 2, 28)
     rows, value = [], Decimal("2750000000.00")
     while quarter_end <= periods[-1].distribution_date:
-        rows.append({"fiscal_quarter_end": quarter_end,
-                     "consolidated_tangible_net_worth": str(value)})
+        rows.append(
+            {"fiscal_quarter_end": quarter_end, "consolidated_tangible_net_worth": str(value)}
+        )
         next_month = add_months(quarter_end.replace(day=1), 3)
         quarter_end = add_months(next_month, 1) - dt.timedelta(days=1)
         value += Decimal("31250000.00")
@@ -82,16 +92,20 @@ def account_earnings_frame(deal: Deal, periods, libor: pd.DataFrame, collections
     """Interest on the Collection Account and investment earnings of the Reserve Account.
 
     Collections are remitted monthly (4.2 Monthly Remittance Condition), so the Collection Account
-    earns about a day of interest; the Reserve Account is invested in Permitted Investments (4.7(b)).
+    earns about a day of interest; the Reserve Account is invested in Permitted Investments
+    (4.7(b)).
     """
     rows = []
     for period, rate in zip(periods, libor["libor"], strict=False):
         rate = Decimal(rate)
         collected = collections.get(period.collection_period, Decimal(0))
-        rows.append({
-            "distribution_date": period.distribution_date,
-            "collection_account_interest": str(round_cents(collected * rate / 365)),
-            "reserve_account_investment_earnings": str(
-                round_cents(deal.required_reserve_amount * rate / 12)),
-        })
+        rows.append(
+            {
+                "distribution_date": period.distribution_date,
+                "collection_account_interest": str(round_cents(collected * rate / 365)),
+                "reserve_account_investment_earnings": str(
+                    round_cents(deal.required_reserve_amount * rate / 12)
+                ),
+            }
+        )
     return pd.DataFrame(rows)

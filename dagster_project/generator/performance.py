@@ -13,7 +13,8 @@ reported balances agree with an independent Simple Interest recomputation:
 - Extensions (3.2): one month at a time, never past the Final Scheduled Maturity Date.
 - Repurchase (2.4): the planted Section 2.3 breaches are discovered on the Closing Date and
   repurchased at the end of the Collection Period that includes the 30th day after discovery,
-  for their Purchase Amount (Principal Balance plus interest to but excluding the Distribution Date).
+  for their Purchase Amount (Principal Balance plus interest to but excluding the Distribution
+  Date).
 """
 
 import datetime as dt
@@ -28,8 +29,13 @@ from dagster_project.deal import Deal
 from dagster_project.generator.arrays import day_number, div_half_up, due_dates, month_index
 
 STATUS_ACTIVE, STATUS_PAID, STATUS_DEFAULTED, STATUS_PURCHASED = 0, 1, 2, 3
-TRANSACTION_ORDER = {"late_fee": 0, "rebate": 1, "payment": 2, "liquidation_proceeds": 3,
-                     "liquidation_expense": 4}
+TRANSACTION_ORDER = {
+    "late_fee": 0,
+    "rebate": 1,
+    "payment": 2,
+    "liquidation_proceeds": 3,
+    "liquidation_expense": 4,
+}
 MAX_EXTENSIONS = 6
 
 
@@ -61,8 +67,8 @@ class PoolSimulation:
         self.paid = s["payments_made"].copy()
         self.last_accrual = s["last_payment"].copy()
         self.maturity = s["maturity"].copy()
-        self.carry = np.zeros(n, dtype=np.int64)       # accrued, unpaid interest
-        self.fees_due = np.zeros(n, dtype=np.int64)    # assessed, unpaid late fees
+        self.carry = np.zeros(n, dtype=np.int64)  # accrued, unpaid interest
+        self.fees_due = np.zeros(n, dtype=np.int64)  # assessed, unpaid late fees
         self.extensions = np.zeros(n, dtype=np.int64)
         self.status = np.zeros(n, dtype=np.int64)
         self.days_past_due = s["days_past_due"].copy()
@@ -72,7 +78,7 @@ class PoolSimulation:
         self.bankrupt = np.zeros(n, dtype=bool)
         self.defaulted_balance = np.zeros(n, dtype=np.int64)
         self.default_status = np.full(n, "", dtype=object)
-        self.recovery_left = np.zeros(n, dtype=np.int64)   # deficiency recoveries still to come
+        self.recovery_left = np.zeros(n, dtype=np.int64)  # deficiency recoveries still to come
         self.recovery_amount = np.zeros(n, dtype=np.int64)
         self.purchase_month = np.full(n, -1, dtype=np.int64)
         closing = deal.closing_date
@@ -110,13 +116,20 @@ class PoolSimulation:
         return to_principal
 
     def payoff_amount(self, day):
-        return (self.balance + self.carry + self.fees_due
-                + _accrue(self.balance, self.apr, day - self.last_accrual))
+        return (
+            self.balance
+            + self.carry
+            + self.fees_due
+            + _accrue(self.balance, self.apr, day - self.last_accrual)
+        )
 
     # -- one Collection Period ---------------------------------------------------------------
     def run_period(self, period: PaymentPeriod) -> PeriodTape:
         rng, n = self.rng, self.n
-        start, end = day_number(period.collection_period_start), day_number(period.collection_period_end)
+        start, end = (
+            day_number(period.collection_period_start),
+            day_number(period.collection_period_end),
+        )
         month = month_index(period.collection_period_end)
         active = self.status == STATUS_ACTIVE
         begin_balance = self.balance.copy()
@@ -138,10 +151,14 @@ class PoolSimulation:
         miss = current & ~prepay & (u < smm + 0.015) & ~matured_with_balance
         installments = np.where(current & ~prepay & ~miss, owed, 0)
         u2 = rng.random(n)
-        installments = np.where(behind & (u2 < 0.40), owed,
-                                np.where(behind & (u2 < 0.72), np.minimum(owed, 1), installments))
-        final_payoff = (active & ~repossessed & (installments > 0)
-                        & (self.paid + installments >= self.term)) | (matured_with_balance & ~miss)
+        installments = np.where(
+            behind & (u2 < 0.40),
+            owed,
+            np.where(behind & (u2 < 0.72), np.minimum(owed, 1), installments),
+        )
+        final_payoff = (
+            active & ~repossessed & (installments > 0) & (self.paid + installments >= self.term)
+        ) | (matured_with_balance & ~miss)
         full = prepay | final_payoff
         paying = full | (installments > 0)
 
@@ -149,14 +166,23 @@ class PoolSimulation:
         offset = rng.integers(-6, 10, size=n)
         late = rng.random(n) < 0.07
         offset = np.where(late, rng.integers(11, 21, size=n), offset)
-        pay_day = np.where(current, due_this_month + offset, start + rng.integers(0, end - start + 1, n))
+        pay_day = np.where(
+            current, due_this_month + offset, start + rng.integers(0, end - start + 1, n)
+        )
         pay_day = np.where(prepay, start + rng.integers(0, end - start + 1, n), pay_day)
         pay_day = np.clip(pay_day, np.maximum(start, self.last_accrual), end)
 
         # Late fee (a Supplemental Servicing Fee): assessed 11 days after a missed due date.
         fee_day = due_this_month + 11
-        fee = (active & ~repossessed & (owed > 0) & (fee_day <= end) & (fee_day >= start)
-               & (~paying | (pay_day > fee_day)) & ~full)
+        fee = (
+            active
+            & ~repossessed
+            & (owed > 0)
+            & (fee_day <= end)
+            & (fee_day >= start)
+            & (~paying | (pay_day > fee_day))
+            & ~full
+        )
         fee_amount = np.where(fee, np.clip(self.pay * 5 // 100, 1_000, 3_500), 0)
         self.fees_due += fee_amount
 
@@ -164,16 +190,20 @@ class PoolSimulation:
         rebate = active & ~repossessed & (rng.random(n) < 0.0025) & (self.balance > 50_000)
         rebate_day = start + rng.integers(0, end - start + 1, n)
         rebate_day = np.maximum(rebate_day, self.last_accrual)
-        rebate_amount = np.where(rebate, np.minimum(rng.integers(15_000, 180_000, n),
-                                                    self.balance // 2), 0)
+        rebate_amount = np.where(
+            rebate, np.minimum(rng.integers(15_000, 180_000, n), self.balance // 2), 0
+        )
 
         interest = np.zeros(n, dtype=np.int64)
         fees_paid = np.zeros(n, dtype=np.int64)
         principal = np.zeros(n, dtype=np.int64)
         rebate_principal = np.zeros(n, dtype=np.int64)
         payment_amount = np.zeros(n, dtype=np.int64)
-        extra = np.where(current & ~full & (rng.random(n) < 0.015),
-                         self.balance * rng.integers(5, 26, n) // 100, 0)
+        extra = np.where(
+            current & ~full & (rng.random(n) < 0.015),
+            self.balance * rng.integers(5, 26, n) // 100,
+            0,
+        )
         rebate_first = rebate & (~paying | (rebate_day <= pay_day))
         for slot in ("rebate_first", "payment", "rebate_after"):
             if slot == "payment":
@@ -197,16 +227,23 @@ class PoolSimulation:
         # Extensions (3.2) at month end for obligors two or more installments behind.
         owed_end = np.clip(k_month + 1 - self.paid, 0, None)
         new_maturity_month = month_index_array(self.maturity) + 1
-        extend = (active & ~paid_off & ~repossessed & (owed_end >= 2)
-                  & (self.extensions < MAX_EXTENSIONS) & (new_maturity_month <= self.final_month)
-                  & (rng.random(n) < 0.06))
+        extend = (
+            active
+            & ~paid_off
+            & ~repossessed
+            & (owed_end >= 2)
+            & (self.extensions < MAX_EXTENSIONS)
+            & (new_maturity_month <= self.final_month)
+            & (rng.random(n) < 0.06)
+        )
         self.extensions += extend
         self.maturity = np.where(extend, self._due(self.term - 1), self.maturity)
 
         # Days past due at the period end: from the oldest unpaid due date.
         next_due = self._due(np.minimum(self.paid, self.term - 1))
-        past_due = np.where(self.paid >= self.term, np.where(self.balance > 0, self.maturity, end),
-                            next_due)
+        past_due = np.where(
+            self.paid >= self.term, np.where(self.balance > 0, self.maturity, end), next_due
+        )
         dpd = np.where(active & ~paid_off, np.maximum(0, end - past_due), 0)
         self.days_past_due = np.where(active, dpd, self.days_past_due)
 
@@ -222,8 +259,12 @@ class PoolSimulation:
         uncollectible = files & (rng.random(n) < 0.4)
 
         purchased = active & ~paid_off & (self.purchase_month == month)
-        defaulted = active & ~paid_off & ~purchased & ((dpd >= self.deal.defaulted_days_past_due)
-                                                       | sold | uncollectible)
+        defaulted = (
+            active
+            & ~paid_off
+            & ~purchased
+            & ((dpd >= self.deal.defaulted_days_past_due) | sold | uncollectible)
+        )
 
         # Liquidation Proceeds: sale of the vehicle, net of expenses (Art. I), now or later.
         sale_now = sold | (was_defaulted_before & (self.sale_month == month))
@@ -237,15 +278,20 @@ class PoolSimulation:
         self.sale_month = np.where(sale_now, -1, self.sale_month)  # sold: no sale pending
         liquidation_day = start + rng.integers(0, end - start + 1, n)
         if sold.any():
-            liquidation_day = np.where(sold, np.maximum(liquidation_day, self.repo_day + 1),
-                                       liquidation_day)
+            liquidation_day = np.where(
+                sold, np.maximum(liquidation_day, self.repo_day + 1), liquidation_day
+            )
             liquidation_day = np.minimum(liquidation_day, end)
 
         # Purchase Amount: Principal Balance plus interest to but excluding the Distribution Date.
         distribution = day_number(period.distribution_date)
         purchase_amount = np.where(
-            purchased, self.balance + self.carry
-            + _accrue(self.balance, self.apr, distribution - self.last_accrual), 0)
+            purchased,
+            self.balance
+            + self.carry
+            + _accrue(self.balance, self.apr, distribution - self.last_accrual),
+            0,
+        )
 
         end_status = np.full(n, "", dtype=object)
         end_status[active] = "current"
@@ -262,13 +308,16 @@ class PoolSimulation:
         self.default_status = np.where(defaulted, end_status, self.default_status)
         # After default, a later sale if the vehicle was not sold, else deficiency collections.
         later_sale = defaulted & ~sold & ((self.sale_month > month) | (rng.random(n) < 0.62))
-        self.sale_month = np.where(later_sale & (self.sale_month <= month),
-                                   month + rng.integers(1, 4, n), self.sale_month)
+        self.sale_month = np.where(
+            later_sale & (self.sale_month <= month), month + rng.integers(1, 4, n), self.sale_month
+        )
         self.sale_month = np.where(defaulted & ~sold & ~later_sale, -1, self.sale_month)
-        self.recovery_left = np.where(defaulted & ~later_sale & ~sold, rng.integers(0, 4, n),
-                                      self.recovery_left)
-        self.recovery_amount = np.where(defaulted, self.balance * rng.integers(3, 8, n) // 100,
-                                        self.recovery_amount)
+        self.recovery_left = np.where(
+            defaulted & ~later_sale & ~sold, rng.integers(0, 4, n), self.recovery_left
+        )
+        self.recovery_amount = np.where(
+            defaulted, self.balance * rng.integers(3, 8, n) // 100, self.recovery_amount
+        )
         ending_balance = np.where(active & ~defaulted & ~purchased, self.balance, 0)
         self.status = np.where(paid_off, STATUS_PAID, self.status)
         self.status = np.where(defaulted, STATUS_DEFAULTED, self.status)
@@ -278,79 +327,90 @@ class PoolSimulation:
         recovery_row = was_defaulted_before & (gross > 0)
         in_tape = active | recovery_row
         idx = np.flatnonzero(in_tape)
-        loan_status = self._status_frame(
-            idx, period, begin_balance, ending_balance, payment_amount, interest, fees_paid,
-            principal, rebate_amount, end_status, charged_off, gross, expense, purchase_amount,
-            extend, owed)
-        transactions = self._transactions(
-            period, paying, pay_day, payment_amount, fee, fee_day, fee_amount, rebate, rebate_day,
-            rebate_amount, gross > 0, liquidation_day, gross, expense)
+        columns = {
+            "begin": begin_balance, "ending": ending_balance, "paid": payment_amount,
+            "interest": interest, "fees": fees_paid, "principal": principal,
+            "rebate": rebate_amount, "status": end_status, "charged_off": charged_off,
+            "gross": gross, "expense": expense, "purchase_amount": purchase_amount,
+            "extend": extend,
+        }  # fmt: skip
+        loan_status = self._status_frame(idx, period, columns)
+        liquidating = gross > 0
+        transactions = self._transactions((
+            ("late_fee", fee, fee_day, fee_amount),
+            ("rebate", rebate, rebate_day, rebate_amount),
+            ("payment", paying & (payment_amount > 0), pay_day, payment_amount),
+            ("liquidation_proceeds", liquidating, liquidation_day, gross),
+            ("liquidation_expense", liquidating & (expense > 0), liquidation_day, expense),
+        ))  # fmt: skip
         return PeriodTape(period=period, loan_status=loan_status, transactions=transactions)
 
-    def _status_frame(self, idx, period, begin, ending, paid, interest, fees, principal, rebate,
-                      status, charged_off, gross, expense, purchase_amount, extend, owed):
+    def _status_frame(self, idx, period, columns):
+        """The loan-level status file rows of the receivables `idx` (Schedule AL names)."""
         zero_code = np.full(len(idx), "", dtype=object)
-        st = status[idx]
+        st = columns["status"][idx]
         zero_code[st == "paid_in_full"] = "1"
         zero_code[st == "purchased"] = "3"
         zero_code[(st == "charged_off") | (st == "liquidated")] = "4"
         days = lambda a: np.asarray(a, dtype="datetime64[D]")  # noqa: E731
-        return pd.DataFrame({
-            "assetNumber": self.ids[idx],
-            "reportingPeriodBeginningDate": period.collection_period_start,
-            "reportingPeriodEndingDate": period.collection_period_end,
-            "reportingPeriodBeginningLoanBalanceAmount": begin[idx],
-            "reportingPeriodActualEndBalanceAmount": ending[idx],
-            "reportingPeriodScheduledPaymentAmount": self.pay[idx],
-            "totalActualAmountPaid": paid[idx] + rebate[idx],
-            "actualInterestCollectedAmount": interest[idx],
-            "actualPrincipalCollectedAmount": principal[idx],
-            "actualOtherCollectedAmount": fees[idx],
-            "rebateAmount": rebate[idx],
-            "currentDelinquencyStatus": self.days_past_due[idx],
-            "loanStatus": st,
-            "zeroBalanceCode": zero_code,
-            "chargedoffPrincipalAmount": charged_off[idx],
-            "recoveredAmount": gross[idx],
-            "liquidationExpenseAmount": expense[idx],
-            "repossessedIndicator": self.repo_day[idx] >= 0,
-            "repossessionDate": np.where(self.repo_day[idx] >= 0, days(self.repo_day[idx]),
-                                         np.datetime64("NaT")),
-            "repurchaseAmount": purchase_amount[idx],
-            "paymentExtendedNumber": self.extensions[idx],
-            "extensionGrantedIndicator": extend[idx],
-            "obligorBankruptcyIndicator": self.bankrupt[idx],
-            "interestPaidThroughDate": days(self.last_accrual[idx]),
-            "loanMaturityDate": days(self.maturity[idx]),
-            "remainingTermToMaturityNumber": np.maximum(self.term[idx] - self.paid[idx], 0),
-            "servicerAdvancedAmount": np.zeros(len(idx), dtype=np.int64),
-        })
-
-    def _transactions(self, period, paying, pay_day, pay_amount, fee, fee_day, fee_amount,
-                      rebate, rebate_day, rebate_amount, liquidating, liq_day, gross, expense):
-        parts = []
-        for kind, mask, day, amount in (
-            ("late_fee", fee, fee_day, fee_amount),
-            ("rebate", rebate, rebate_day, rebate_amount),
-            ("payment", paying & (pay_amount > 0), pay_day, pay_amount),
-            ("liquidation_proceeds", liquidating, liq_day, gross),
-            ("liquidation_expense", liquidating & (expense > 0), liq_day, expense),
-        ):
-            idx = np.flatnonzero(mask)
-            parts.append(pd.DataFrame({
+        return pd.DataFrame(
+            {
                 "assetNumber": self.ids[idx],
-                "transactionDate": np.asarray(day[idx], dtype="datetime64[D]"),
-                "transactionType": kind,
-                "transactionAmount": amount[idx],
-                "_order": TRANSACTION_ORDER[kind],
-            }))
+                "reportingPeriodBeginningDate": period.collection_period_start,
+                "reportingPeriodEndingDate": period.collection_period_end,
+                "reportingPeriodBeginningLoanBalanceAmount": columns["begin"][idx],
+                "reportingPeriodActualEndBalanceAmount": columns["ending"][idx],
+                "reportingPeriodScheduledPaymentAmount": self.pay[idx],
+                "totalActualAmountPaid": columns["paid"][idx] + columns["rebate"][idx],
+                "actualInterestCollectedAmount": columns["interest"][idx],
+                "actualPrincipalCollectedAmount": columns["principal"][idx],
+                "actualOtherCollectedAmount": columns["fees"][idx],
+                "rebateAmount": columns["rebate"][idx],
+                "currentDelinquencyStatus": self.days_past_due[idx],
+                "loanStatus": st,
+                "zeroBalanceCode": zero_code,
+                "chargedoffPrincipalAmount": columns["charged_off"][idx],
+                "recoveredAmount": columns["gross"][idx],
+                "liquidationExpenseAmount": columns["expense"][idx],
+                "repossessedIndicator": self.repo_day[idx] >= 0,
+                "repossessionDate": np.where(
+                    self.repo_day[idx] >= 0, days(self.repo_day[idx]), np.datetime64("NaT")
+                ),
+                "repurchaseAmount": columns["purchase_amount"][idx],
+                "paymentExtendedNumber": self.extensions[idx],
+                "extensionGrantedIndicator": columns["extend"][idx],
+                "obligorBankruptcyIndicator": self.bankrupt[idx],
+                "interestPaidThroughDate": days(self.last_accrual[idx]),
+                "loanMaturityDate": days(self.maturity[idx]),
+                "remainingTermToMaturityNumber": np.maximum(self.term[idx] - self.paid[idx], 0),
+                "servicerAdvancedAmount": np.zeros(len(idx), dtype=np.int64),
+            }
+        )
+
+    def _transactions(self, events):
+        """The transaction file rows: (kind, mask, day, amount) arrays per kind of event."""
+        parts = []
+        for kind, mask, day, amount in events:
+            idx = np.flatnonzero(mask)
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "assetNumber": self.ids[idx],
+                        "transactionDate": np.asarray(day[idx], dtype="datetime64[D]"),
+                        "transactionType": kind,
+                        "transactionAmount": amount[idx],
+                        "_order": TRANSACTION_ORDER[kind],
+                    }
+                )
+            )
         frame = pd.concat(parts, ignore_index=True)
         frame = frame.sort_values(["assetNumber", "transactionDate", "_order"], kind="stable")
         return frame.drop(columns="_order").reset_index(drop=True)
 
     def remaining(self) -> int:
         pending = (self.status == STATUS_DEFAULTED) & (
-            (self.sale_month >= 0) | (self.recovery_left > 0))
+            (self.sale_month >= 0) | (self.recovery_left > 0)
+        )
         return int((self.status == STATUS_ACTIVE).sum() + pending.sum())
 
 

@@ -18,21 +18,178 @@ from dagster_project.money import decimal_to_cents
 
 # Obligor states (50 States and DC) weighted roughly like CarMax's store footprint.
 STATES = (
-    "CA TX FL GA NC VA IL OH TN AZ CO SC MD PA NY NJ IN AL WA MO NV OK KS LA MS KY MI NM UT OR "
-    "MN WI CT MA NE IA AR ID DE DC NH RI ME VT WV MT ND SD WY HI AK"
-).split()
+    "CA",
+    "TX",
+    "FL",
+    "GA",
+    "NC",
+    "VA",
+    "IL",
+    "OH",
+    "TN",
+    "AZ",
+    "CO",
+    "SC",
+    "MD",
+    "PA",
+    "NY",
+    "NJ",
+    "IN",
+    "AL",
+    "WA",
+    "MO",
+    "NV",
+    "OK",
+    "KS",
+    "LA",
+    "MS",
+    "KY",
+    "MI",
+    "NM",
+    "UT",
+    "OR",
+    "MN",
+    "WI",
+    "CT",
+    "MA",
+    "NE",
+    "IA",
+    "AR",
+    "ID",
+    "DE",
+    "DC",
+    "NH",
+    "RI",
+    "ME",
+    "VT",
+    "WV",
+    "MT",
+    "ND",
+    "SD",
+    "WY",
+    "HI",
+    "AK",
+)
 STATE_WEIGHTS = np.array(
-    [11, 10, 9, 6, 6, 6, 4, 4, 4, 3.5, 3, 3, 3, 3, 3, 2.5, 2.5, 2, 2, 2, 2, 2, 1.5, 1.5, 1.5, 1.2,
-     1.2, 1.0, 1.0, 0.9, 0.9, 0.8, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.4, 0.4, 0.3, 0.3, 0.3, 0.3, 0.3,
-     0.2, 0.2, 0.2, 0.2, 0.1, 0.1]
+    [
+        11,
+        10,
+        9,
+        6,
+        6,
+        6,
+        4,
+        4,
+        4,
+        3.5,
+        3,
+        3,
+        3,
+        3,
+        3,
+        2.5,
+        2.5,
+        2,
+        2,
+        2,
+        2,
+        2,
+        1.5,
+        1.5,
+        1.5,
+        1.2,
+        1.2,
+        1.0,
+        1.0,
+        0.9,
+        0.9,
+        0.8,
+        0.8,
+        0.7,
+        0.6,
+        0.6,
+        0.5,
+        0.5,
+        0.4,
+        0.4,
+        0.3,
+        0.3,
+        0.3,
+        0.3,
+        0.3,
+        0.2,
+        0.2,
+        0.2,
+        0.2,
+        0.1,
+        0.1,
+    ]
 )
 MAKES = (
-    "TOYOTA HONDA NISSAN FORD CHEVROLET HYUNDAI KIA JEEP DODGE BMW MERCEDES-BENZ VOLKSWAGEN "
-    "SUBARU MAZDA LEXUS GMC CHRYSLER ACURA INFINITI AUDI BUICK CADILLAC RAM MITSUBISHI"
-).split()
-FIRST_NAMES = "JAMES MARY ROBERT PATRICIA JOHN JENNIFER MICHAEL LINDA DAVID ELIZABETH MARIA LUIS".split()
-LAST_NAMES = "SMITH JOHNSON WILLIAMS BROWN JONES GARCIA MILLER DAVIS RODRIGUEZ MARTINEZ LEE".split()
-STREETS = "MAIN OAK PINE MAPLE CEDAR ELM WASHINGTON LAKE HILL PARK".split()
+    "TOYOTA",
+    "HONDA",
+    "NISSAN",
+    "FORD",
+    "CHEVROLET",
+    "HYUNDAI",
+    "KIA",
+    "JEEP",
+    "DODGE",
+    "BMW",
+    "MERCEDES-BENZ",
+    "VOLKSWAGEN",
+    "SUBARU",
+    "MAZDA",
+    "LEXUS",
+    "GMC",
+    "CHRYSLER",
+    "ACURA",
+    "INFINITI",
+    "AUDI",
+    "BUICK",
+    "CADILLAC",
+    "RAM",
+    "MITSUBISHI",
+)
+FIRST_NAMES = (
+    "JAMES",
+    "MARY",
+    "ROBERT",
+    "PATRICIA",
+    "JOHN",
+    "JENNIFER",
+    "MICHAEL",
+    "LINDA",
+    "DAVID",
+    "ELIZABETH",
+    "MARIA",
+    "LUIS",
+)
+LAST_NAMES = (
+    "SMITH",
+    "JOHNSON",
+    "WILLIAMS",
+    "BROWN",
+    "JONES",
+    "GARCIA",
+    "MILLER",
+    "DAVIS",
+    "RODRIGUEZ",
+    "MARTINEZ",
+    "LEE",
+)
+STREETS = (
+    "MAIN",
+    "OAK",
+    "PINE",
+    "MAPLE",
+    "CEDAR",
+    "ELM",
+    "WASHINGTON",
+    "LAKE",
+    "HILL",
+    "PARK",
+)
 TERMS = np.array([24, 30, 36, 42, 48, 54, 60, 66, 72])
 TERM_WEIGHTS = np.array([0.4, 0.3, 2.0, 1.5, 5.5, 3.0, 17.0, 22.0, 48.3])
 
@@ -59,9 +216,9 @@ BREACHES_PER_KIND = 3
 class Schedule:
     """Schedule columns as numpy arrays (cents, APR in millionths, dates as day numbers)."""
 
-    frame: pd.DataFrame          # the Receivable Schedule as delivered
-    state: dict                  # arrays the monthly simulation starts from
-    breaches: list[dict]         # ground truth: planted Section 2.3 breaches
+    frame: pd.DataFrame  # the Receivable Schedule as delivered
+    state: dict  # arrays the monthly simulation starts from
+    breaches: list[dict]  # ground truth: planted Section 2.3 breaches
 
 
 def _amortise(balance, pay, apr_e6, installments):
@@ -133,11 +290,21 @@ def build_schedule(deal: Deal, receivables: int, rng: np.random.Generator) -> Sc
     new_vehicle[order[cumulative <= share]] = True  # 2.3(s): about 0.75% of the Pool Balance new
 
     frame_state = {
-        "orig_term": orig_term, "first_due_day": first_due_day,
-        "first_due_month": first_due_month, "apr_e6": apr_e6, "pay": pay, "balance": balance,
-        "amount": amount_cents, "payments_made": payments_made, "last_payment": last_payment,
-        "origination": origination, "maturity": maturity, "remaining_term": remaining_term,
-        "days_past_due": days_past_due, "score": score, "new_vehicle": new_vehicle,
+        "orig_term": orig_term,
+        "first_due_day": first_due_day,
+        "first_due_month": first_due_month,
+        "apr_e6": apr_e6,
+        "pay": pay,
+        "balance": balance,
+        "amount": amount_cents,
+        "payments_made": payments_made,
+        "last_payment": last_payment,
+        "origination": origination,
+        "maturity": maturity,
+        "remaining_term": remaining_term,
+        "days_past_due": days_past_due,
+        "score": score,
+        "new_vehicle": new_vehicle,
     }
     flags = {
         "is_bankrupt": np.zeros(n, dtype=bool),
@@ -163,16 +330,19 @@ def build_schedule(deal: Deal, receivables: int, rng: np.random.Generator) -> Sc
 
 def _plant_breaches(deal, rng, s, flags, obligor_state, interest_method) -> list[dict]:
     """Make a few receivables breach one representation each; return the ground truth."""
-    n = len(s["balance"])
     cutoff_day = day_number(deal.cutoff_date)
     # Only receivables that meet every other representation comfortably are used.
     candidates = np.flatnonzero(
-        (s["balance"] >= 200_000) & (s["remaining_term"] >= 12) & (s["payments_made"] >= 2)
-        & (s["days_past_due"] == 0) & ~s["new_vehicle"])
+        (s["balance"] >= 200_000)
+        & (s["remaining_term"] >= 12)
+        & (s["payments_made"] >= 2)
+        & (s["days_past_due"] == 0)
+        & ~s["new_vehicle"]
+    )
     chosen = rng.choice(candidates, size=len(BREACH_KINDS) * BREACHES_PER_KIND, replace=False)
     breaches = []
     for k, (rep, kind, rule) in enumerate(BREACH_KINDS):
-        for i in chosen[k * BREACHES_PER_KIND:(k + 1) * BREACHES_PER_KIND]:
+        for i in chosen[k * BREACHES_PER_KIND : (k + 1) * BREACHES_PER_KIND]:
             if kind == "level_payment":
                 s["pay"][i] = s["pay"][i] + 2_500 + int(rng.integers(0, 5_000))
             elif kind == "not_repossessed":
@@ -212,36 +382,47 @@ def _frame(deal, rng, s, flags, obligor_state, interest_method) -> pd.DataFrame:
     days = lambda a: np.asarray(a, dtype="datetime64[D]")  # noqa: E731
     origination_year = days(s["origination"]).astype("datetime64[Y]").astype(np.int64) + 1970
     model_year = np.where(
-        s["new_vehicle"], origination_year + rng.integers(0, 2, size=n),
-        origination_year - rng.integers(1, 8, size=n))
+        s["new_vehicle"],
+        origination_year + rng.integers(0, 2, size=n),
+        origination_year - rng.integers(1, 8, size=n),
+    )
     first_due = due_dates(s["first_due_day"], s["first_due_month"], np.zeros(n, dtype=np.int64))
-    names = (np.array(FIRST_NAMES)[rng.integers(0, len(FIRST_NAMES), n)].astype(object) + " "
-             + np.array(LAST_NAMES)[rng.integers(0, len(LAST_NAMES), n)].astype(object))
-    streets = (rng.integers(100, 9999, n).astype(str).astype(object) + " "
-               + np.array(STREETS)[rng.integers(0, len(STREETS), n)].astype(object) + " ST")
-    return pd.DataFrame({
-        "receivable_id": ids,
-        "origination_date": days(s["origination"]),
-        "first_payment_date": days(first_due),
-        "maturity_date": days(s["maturity"]),
-        "last_payment_date": days(s["last_payment"]),
-        "amount_financed_cents": s["amount"],
-        "apr_e6": s["apr_e6"],
-        "original_term": s["orig_term"],
-        "remaining_term": s["remaining_term"],
-        "scheduled_payment_cents": s["pay"],
-        "principal_balance_cents": s["balance"],
-        "vehicle_new_used": np.where(s["new_vehicle"], "new", "used"),
-        "vehicle_model_year": model_year,
-        "vehicle_make": np.array(MAKES)[rng.integers(0, len(MAKES), n)],
-        "obligor_name": names,
-        "obligor_street_address": streets,
-        "obligor_state": obligor_state,
-        "obligor_credit_score": s["score"],
-        "days_past_due": s["days_past_due"],
-        "payments_made": s["payments_made"],
-        "interest_calculation_method": interest_method,
-        "is_bankrupt": flags["is_bankrupt"],
-        "is_repossessed": flags["is_repossessed"],
-        "is_government_obligor": flags["is_government_obligor"],
-    })
+    names = (
+        np.array(FIRST_NAMES)[rng.integers(0, len(FIRST_NAMES), n)].astype(object)
+        + " "
+        + np.array(LAST_NAMES)[rng.integers(0, len(LAST_NAMES), n)].astype(object)
+    )
+    streets = (
+        rng.integers(100, 9999, n).astype(str).astype(object)
+        + " "
+        + np.array(STREETS)[rng.integers(0, len(STREETS), n)].astype(object)
+        + " ST"
+    )
+    return pd.DataFrame(
+        {
+            "receivable_id": ids,
+            "origination_date": days(s["origination"]),
+            "first_payment_date": days(first_due),
+            "maturity_date": days(s["maturity"]),
+            "last_payment_date": days(s["last_payment"]),
+            "amount_financed_cents": s["amount"],
+            "apr_e6": s["apr_e6"],
+            "original_term": s["orig_term"],
+            "remaining_term": s["remaining_term"],
+            "scheduled_payment_cents": s["pay"],
+            "principal_balance_cents": s["balance"],
+            "vehicle_new_used": np.where(s["new_vehicle"], "new", "used"),
+            "vehicle_model_year": model_year,
+            "vehicle_make": np.array(MAKES)[rng.integers(0, len(MAKES), n)],
+            "obligor_name": names,
+            "obligor_street_address": streets,
+            "obligor_state": obligor_state,
+            "obligor_credit_score": s["score"],
+            "days_past_due": s["days_past_due"],
+            "payments_made": s["payments_made"],
+            "interest_calculation_method": interest_method,
+            "is_bankrupt": flags["is_bankrupt"],
+            "is_repossessed": flags["is_repossessed"],
+            "is_government_obligor": flags["is_government_obligor"],
+        }
+    )

@@ -9,11 +9,19 @@ import pandas as pd
 
 SCHEDULE_MONEY = ("amount_financed", "scheduled_payment", "principal_balance")
 TAPE_MONEY = (
-    "reportingPeriodBeginningLoanBalanceAmount", "reportingPeriodActualEndBalanceAmount",
-    "reportingPeriodScheduledPaymentAmount", "totalActualAmountPaid",
-    "actualInterestCollectedAmount", "actualPrincipalCollectedAmount",
-    "actualOtherCollectedAmount", "rebateAmount", "chargedoffPrincipalAmount", "recoveredAmount",
-    "liquidationExpenseAmount", "repurchaseAmount", "servicerAdvancedAmount",
+    "reportingPeriodBeginningLoanBalanceAmount",
+    "reportingPeriodActualEndBalanceAmount",
+    "reportingPeriodScheduledPaymentAmount",
+    "totalActualAmountPaid",
+    "actualInterestCollectedAmount",
+    "actualPrincipalCollectedAmount",
+    "actualOtherCollectedAmount",
+    "rebateAmount",
+    "chargedoffPrincipalAmount",
+    "recoveredAmount",
+    "liquidationExpenseAmount",
+    "repurchaseAmount",
+    "servicerAdvancedAmount",
 )
 
 
@@ -47,14 +55,20 @@ def write_frame(frame: pd.DataFrame, path: Path, money: tuple[str, ...], extra_s
 
 
 def write_schedule(frame: pd.DataFrame, path: Path) -> None:
-    renamed = frame.rename(columns={
-        "amount_financed_cents": "amount_financed",
-        "scheduled_payment_cents": "scheduled_payment",
-        "principal_balance_cents": "principal_balance",
-        "apr_e6": "apr",
-    })
-    write_frame(renamed, path, SCHEDULE_MONEY,
-                extra_sql=[("apr", '("apr" * 0.000001::decimal(7, 6))::decimal(8, 6)')])
+    renamed = frame.rename(
+        columns={
+            "amount_financed_cents": "amount_financed",
+            "scheduled_payment_cents": "scheduled_payment",
+            "principal_balance_cents": "principal_balance",
+            "apr_e6": "apr",
+        }
+    )
+    write_frame(
+        renamed,
+        path,
+        SCHEDULE_MONEY,
+        extra_sql=[("apr", '("apr" * 0.000001::decimal(7, 6))::decimal(8, 6)')],
+    )
 
 
 def sha256(path: Path) -> str:
@@ -77,11 +91,16 @@ def write_delivery(tape, folder: Path, extension: str) -> None:
         "collection_period_start": tape.period.collection_period_start.isoformat(),
         "collection_period_end": tape.period.collection_period_end.isoformat(),
         "files": {
-            "loan_status": {"name": status_path.name, "rows": len(tape.loan_status),
-                            "sha256": sha256(status_path)},
-            "payment_transactions": {"name": transactions_path.name,
-                                     "rows": len(tape.transactions),
-                                     "sha256": sha256(transactions_path)},
+            "loan_status": {
+                "name": status_path.name,
+                "rows": len(tape.loan_status),
+                "sha256": sha256(status_path),
+            },
+            "payment_transactions": {
+                "name": transactions_path.name,
+                "rows": len(tape.transactions),
+                "sha256": sha256(transactions_path),
+            },
         },
     }
     (folder / "delivery.json").write_text(json.dumps(manifest, indent=2) + "\n")

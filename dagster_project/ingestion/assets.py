@@ -24,16 +24,19 @@ def find_file(folder: Path, stem: str) -> Path:
 
 
 def _fail(error: IngestionError) -> dg.Failure:
-    return dg.Failure(description=str(error), metadata={
-        "findings": len(error.findings),
-        "first_findings": dg.MetadataValue.md(
-            "\n".join(f"- {f}" for f in error.findings[:20])),
-    })
+    return dg.Failure(
+        description=str(error),
+        metadata={
+            "findings": len(error.findings),
+            "first_findings": dg.MetadataValue.md("\n".join(f"- {f}" for f in error.findings[:20])),
+        },
+    )
 
 
 def _raw(name: str, description: str, **kwargs) -> dg.AssetSpec:
-    return dg.AssetSpec(["raw", name], description=description, group_name="ingestion",
-                        kinds={"duckdb"}, **kwargs)
+    return dg.AssetSpec(
+        ["raw", name], description=description, group_name="ingestion", kinds={"duckdb"}, **kwargs
+    )
 
 
 DEAL_SPECS = [
@@ -50,13 +53,18 @@ def deal_terms(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
         counts = load_deal_tables(con, deal)
     for spec in DEAL_SPECS:
         table = spec.key.path[-1]
-        yield dg.MaterializeResult(asset_key=spec.key, metadata={
-            "deal_file": str(deal.path), "rows": counts[table]})
+        yield dg.MaterializeResult(
+            asset_key=spec.key, metadata={"deal_file": str(deal.path), "rows": counts[table]}
+        )
 
 
-@dg.asset(key=["raw", "receivable_schedule"], group_name="ingestion", kinds={"duckdb"},
-          deps=[dg.AssetKey(["raw", "deal_terms"])],
-          description="Schedule 1, the Receivable Schedule as of the Cutoff Date.")
+@dg.asset(
+    key=["raw", "receivable_schedule"],
+    group_name="ingestion",
+    kinds={"duckdb"},
+    deps=[dg.AssetKey(["raw", "deal_terms"])],
+    description="Schedule 1, the Receivable Schedule as of the Cutoff Date.",
+)
 def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     path = find_file(Path(warehouse.input_dir), "receivable_schedule")
     with warehouse.connect() as con:
@@ -65,16 +73,24 @@ def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseR
         except IngestionError as error:
             raise _fail(error) from error
         count, balance = con.execute(
-            "select count(*), sum(principal_balance) from raw.receivable_schedule").fetchone()
-    return dg.MaterializeResult(metadata={
-        "file": str(path), "changed": result.changed, "receivables": count,
-        "cutoff_pool_balance": str(balance)})
+            "select count(*), sum(principal_balance) from raw.receivable_schedule"
+        ).fetchone()
+    return dg.MaterializeResult(
+        metadata={
+            "file": str(path),
+            "changed": result.changed,
+            "receivables": count,
+            "cutoff_pool_balance": str(balance),
+        }
+    )
 
 
 MARKET_SPECS = [
     _raw("libor_rates", "1-month LIBOR per accrual period of the floating-rate class."),
     _raw("tangible_net_worth", "CarMax, Inc. Consolidated Tangible Net Worth per fiscal quarter."),
-    _raw("trust_account_earnings", "Collection and Reserve Account earnings per Distribution Date."),
+    _raw(
+        "trust_account_earnings", "Collection and Reserve Account earnings per Distribution Date."
+    ),
 ]
 
 
@@ -87,22 +103,34 @@ def market_inputs(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
                 result = load_files(con, schema.kind, [(schema, path)])
             except IngestionError as error:
                 raise _fail(error) from error
-            yield dg.MaterializeResult(asset_key=spec.key, metadata={
-                "file": str(path), "rows": result.rows.get(schema.kind, "unchanged")})
+            yield dg.MaterializeResult(
+                asset_key=spec.key,
+                metadata={"file": str(path), "rows": result.rows.get(schema.kind, "unchanged")},
+            )
 
 
 TAPE_SPECS = [
-    _raw("loan_status", "Monthly loan-level status tape (Schedule AL field names).",
-         deps=[dg.AssetKey(["raw", "receivable_schedule"])]),
-    _raw("payment_transactions", "Monthly payment transactions.",
-         deps=[dg.AssetKey(["raw", "receivable_schedule"])]),
+    _raw(
+        "loan_status",
+        "Monthly loan-level status tape (Schedule AL field names).",
+        deps=[dg.AssetKey(["raw", "receivable_schedule"])],
+    ),
+    _raw(
+        "payment_transactions",
+        "Monthly payment transactions.",
+        deps=[dg.AssetKey(["raw", "receivable_schedule"])],
+    ),
 ]
 
 
-@dg.multi_asset(specs=TAPE_SPECS, name="monthly_tape", partitions_def=COLLECTION_PERIODS,
-                backfill_policy=dg.BackfillPolicy.single_run(),
-                description="One monthly delivery per Collection Period: the loan-level status "
-                            "file and the payment transactions, validated, loaded atomically.")
+@dg.multi_asset(
+    specs=TAPE_SPECS,
+    name="monthly_tape",
+    partitions_def=COLLECTION_PERIODS,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    description="One monthly delivery per Collection Period: the loan-level status "
+    "file and the payment transactions, validated, loaded atomically.",
+)
 def monthly_tape(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     deal = warehouse.deal()
     keys = context.partition_keys
@@ -111,22 +139,32 @@ def monthly_tape(context: dg.AssetExecutionContext, warehouse: WarehouseResource
         for number, key in enumerate(keys, start=1):
             period = period_for_collection_month(deal, key)
             folder = warehouse.deliveries_dir / key
-            files = [(schemas.LOAN_STATUS, find_file(folder, "loan_status")),
-                     (schemas.PAYMENT_TRANSACTIONS, find_file(folder, "payment_transactions"))]
+            files = [
+                (schemas.LOAN_STATUS, find_file(folder, "loan_status")),
+                (schemas.PAYMENT_TRANSACTIONS, find_file(folder, "payment_transactions")),
+            ]
             try:
-                result = load_files(con, key, files, period.collection_period_start,
-                                    period.collection_period_end)
+                result = load_files(
+                    con, key, files, period.collection_period_start, period.collection_period_end
+                )
             except IngestionError as error:
                 failures.append(error)
                 context.log.error(str(error))
                 continue
             (loaded if result.changed else unchanged).append(key)
             if len(keys) > 1:
-                context.log.info(f"[{number}/{len(keys)}] {key}: "
-                                 f"{'loaded' if result.changed else 'unchanged'}")
+                context.log.info(
+                    f"[{number}/{len(keys)}] {key}: {'loaded' if result.changed else 'unchanged'}"
+                )
     if failures:
-        raise _fail(IngestionError(", ".join(f.scope for f in failures),
-                                   [f for error in failures for f in error.findings]))
+        raise _fail(
+            IngestionError(
+                ", ".join(f.scope for f in failures),
+                [f for error in failures for f in error.findings],
+            )
+        )
     for spec in TAPE_SPECS:
-        yield dg.MaterializeResult(asset_key=spec.key, metadata={
-            "periods_loaded": len(loaded), "periods_unchanged": len(unchanged)})
+        yield dg.MaterializeResult(
+            asset_key=spec.key,
+            metadata={"periods_loaded": len(loaded), "periods_unchanged": len(unchanged)},
+        )

@@ -26,19 +26,50 @@ def load_deal_tables(con, deal: Deal) -> dict[str, int]:
         con.executemany("insert into raw.deal_terms values (?, ?, ?)", deal.term_rows())
         con.executemany(
             "insert into raw.deal_classes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(c.class_id, c.label, i + 1, c.tier, c.principal_order, c.initial_balance,
-              c.rate_type, c.rate, c.spread, c.day_count, c.first_period_interest,
-              c.final_distribution_date) for i, c in enumerate(deal.classes)])
+            [
+                (
+                    c.class_id,
+                    c.label,
+                    i + 1,
+                    c.tier,
+                    c.principal_order,
+                    c.initial_balance,
+                    c.rate_type,
+                    c.rate,
+                    c.spread,
+                    c.day_count,
+                    c.first_period_interest,
+                    c.final_distribution_date,
+                )
+                for i, c in enumerate(deal.classes)
+            ],
+        )
         periods = payment_periods(deal)
         con.executemany(
             "insert into raw.payment_calendar values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(p.period_number, p.collection_period, p.collection_period_start,
-              p.collection_period_end, p.determination_date, p.distribution_date, p.record_date,
-              p.accrual_start, p.actual_days, p.thirty_360_start, p.thirty_360_days)
-             for p in periods])
+            [
+                (
+                    p.period_number,
+                    p.collection_period,
+                    p.collection_period_start,
+                    p.collection_period_end,
+                    p.determination_date,
+                    p.distribution_date,
+                    p.record_date,
+                    p.accrual_start,
+                    p.actual_days,
+                    p.thirty_360_start,
+                    p.thirty_360_days,
+                )
+                for p in periods
+            ],
+        )
         con.execute("commit")
     except Exception:
         con.execute("rollback")
         raise
-    return {"deal_terms": len(deal.term_rows()), "deal_classes": len(deal.classes),
-            "payment_calendar": len(periods)}
+    return {
+        "deal_terms": len(deal.term_rows()),
+        "deal_classes": len(deal.classes),
+        "payment_calendar": len(periods),
+    }

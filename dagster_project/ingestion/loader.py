@@ -38,8 +38,10 @@ class IngestionError(Exception):
         self.scope, self.findings = scope, findings
         shown = "\n  ".join(str(f) for f in findings[:12])
         more = f"\n  ... and {len(findings) - 12} more" if len(findings) > 12 else ""
-        super().__init__(f"delivery for {scope} rejected ({len(findings)} findings; rows "
-                         f"quarantined in raw.quarantine, nothing loaded):\n  {shown}{more}")
+        super().__init__(
+            f"delivery for {scope} rejected ({len(findings)} findings; rows "
+            f"quarantined in raw.quarantine, nothing loaded):\n  {shown}{more}"
+        )
 
 
 @dataclass
@@ -53,18 +55,26 @@ class LoadResult:
 def ensure_table(con, schema: FileSchema) -> None:
     con.execute(AUDIT_DDL)
     columns = ", ".join(f'"{c.name}" {c.type}' for c in schema.columns)
-    con.execute(f"create table if not exists {schema.table} "
-                f"(scope varchar, delivery_id varchar, {columns})")
+    con.execute(
+        f"create table if not exists {schema.table} (scope varchar, delivery_id varchar, {columns})"
+    )
 
 
 def current_hashes(con, scope: str) -> dict[str, str]:
-    rows = con.execute("select file_kind, sha256 from raw.deliveries "
-                       "where scope = ? and status = 'loaded'", [scope]).fetchall()
+    rows = con.execute(
+        "select file_kind, sha256 from raw.deliveries where scope = ? and status = 'loaded'",
+        [scope],
+    ).fetchall()
     return dict(rows)
 
 
-def load_files(con, scope: str, files: list[tuple[FileSchema, Path]],
-               period_start: dt.date | None = None, period_end: dt.date | None = None) -> LoadResult:
+def load_files(
+    con,
+    scope: str,
+    files: list[tuple[FileSchema, Path]],
+    period_start: dt.date | None = None,
+    period_end: dt.date | None = None,
+) -> LoadResult:
     """Validate and load `files` as one unit for `scope` (a Collection Period or 'schedule')."""
     for schema, _ in files:
         ensure_table(con, schema)
@@ -91,17 +101,25 @@ def load_files(con, scope: str, files: list[tuple[FileSchema, Path]],
             delivery_id = f"{schema.kind}:{scope}:{hashes[schema.kind][:16]}"
             con.execute(f"delete from {schema.table} where scope = ?", [scope])
             casts = ", ".join(f'cast("{c.name}" as {c.type}) as "{c.name}"' for c in schema.columns)
-            con.execute(f"insert into {schema.table} select ?, ?, {casts} "
-                        f"from {stage_table(schema.kind)} order by _row", [scope, delivery_id])
+            con.execute(
+                f"insert into {schema.table} select ?, ?, {casts} "
+                f"from {stage_table(schema.kind)} order by _row",
+                [scope, delivery_id],
+            )
             rows = con.execute(f"select count(*) from {stage_table(schema.kind)}").fetchone()[0]
-            con.execute("update raw.deliveries set status = 'superseded', superseded_at = ? "
-                        "where scope = ? and file_kind = ? and status = 'loaded'",
-                        [now, scope, schema.kind])
-            con.execute("delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
-                        [delivery_id])
-            con.execute("insert into raw.deliveries values (?, ?, ?, ?, ?, ?, 'loaded', 0, null, ?, "
-                        "null)", [delivery_id, schema.kind, scope, str(path),
-                                  hashes[schema.kind], rows, now])
+            con.execute(
+                "update raw.deliveries set status = 'superseded', superseded_at = ? "
+                "where scope = ? and file_kind = ? and status = 'loaded'",
+                [now, scope, schema.kind],
+            )
+            con.execute(
+                "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
+                [delivery_id],
+            )
+            con.execute(
+                "insert into raw.deliveries values (?, ?, ?, ?, ?, ?, 'loaded', 0, null, ?, null)",
+                [delivery_id, schema.kind, scope, str(path), hashes[schema.kind], rows, now],
+            )
             result.rows[schema.kind] = rows
         con.execute("commit")
     except Exception:
@@ -119,25 +137,46 @@ def _reject(con, scope, files, hashes, findings, now) -> None:
             delivery_id = f"{schema.kind}:{scope}:{hashes[schema.kind][:16]}"
             found = findings[schema.kind]
             con.execute("delete from raw.quarantine where delivery_id = ?", [delivery_id])
-            con.execute("delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
-                        [delivery_id])
+            con.execute(
+                "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
+                [delivery_id],
+            )
             if not found:
                 continue
             staged = con.execute(
                 "select count(*) from information_schema.tables where table_name = ?",
-                [stage_table(schema.kind)]).fetchone()[0]
+                [stage_table(schema.kind)],
+            ).fetchone()[0]
             rows = [(f.row, f.field, f.reason, f.value) for f in found]
-            con.execute("create or replace temp table _findings (row_number bigint, field varchar, "
-                        "reason varchar, value varchar)")
+            con.execute(
+                "create or replace temp table _findings (row_number bigint, field varchar, "
+                "reason varchar, value varchar)"
+            )
             con.executemany("insert into _findings values (?, ?, ?, ?)", rows)
-            record = (f"(select to_json(s) from {stage_table(schema.kind)} s "
-                      f"where s._row = f.row_number)" if staged else "null")
-            con.execute(f"insert into raw.quarantine select ?, ?, ?, ?, f.row_number, f.field, "
-                        f"f.reason, f.value, {record}, ? from _findings f",
-                        [delivery_id, schema.kind, scope, str(path), now])
-            con.execute("insert into raw.deliveries values (?, ?, ?, ?, ?, null, 'rejected', ?, ?, "
-                        "?, null)", [delivery_id, schema.kind, scope, str(path),
-                                     hashes[schema.kind], len(found), str(found[0]), now])
+            record = (
+                f"(select to_json(s) from {stage_table(schema.kind)} s where s._row = f.row_number)"
+                if staged
+                else "null"
+            )
+            con.execute(
+                f"insert into raw.quarantine select ?, ?, ?, ?, f.row_number, f.field, "
+                f"f.reason, f.value, {record}, ? from _findings f",
+                [delivery_id, schema.kind, scope, str(path), now],
+            )
+            con.execute(
+                "insert into raw.deliveries values (?, ?, ?, ?, ?, null, 'rejected', ?, ?, "
+                "?, null)",
+                [
+                    delivery_id,
+                    schema.kind,
+                    scope,
+                    str(path),
+                    hashes[schema.kind],
+                    len(found),
+                    str(found[0]),
+                    now,
+                ],
+            )
         con.execute("commit")
     except Exception:
         con.execute("rollback")

@@ -14,10 +14,10 @@ MAX_AMOUNT = "10000000.00"  # no single receivable's amount reaches $10 million:
 class Column:
     name: str
     type: str
-    required: bool = True           # a value must be present in every row
-    nonnegative: bool = False       # money and counts that cannot be negative
-    allowed: tuple[str, ...] = ()   # accepted values, if a code list
-    maximum: str | None = None      # larger values are absurd (money of one receivable)
+    required: bool = True  # a value must be present in every row
+    nonnegative: bool = False  # money and counts that cannot be negative
+    allowed: tuple[str, ...] = ()  # accepted values, if a code list
+    maximum: str | None = None  # larger values are absurd (money of one receivable)
 
 
 @dataclass(frozen=True)
@@ -25,11 +25,11 @@ class FileSchema:
     kind: str
     table: str
     columns: tuple[Column, ...]
-    key: tuple[str, ...]            # duplicate rows on this key are rejected
-    id_column: str | None = None    # must name a receivable of the schedule
-    period_columns: tuple[str, str] | None = None   # (begin, end) must equal the partition's
-    date_in_period: str | None = None               # each date must fall inside the period
-    allow_empty: bool = False                       # a header and no rows is a valid file
+    key: tuple[str, ...]  # duplicate rows on this key are rejected
+    id_column: str | None = None  # must name a receivable of the schedule
+    period_columns: tuple[str, str] | None = None  # (begin, end) must equal the partition's
+    date_in_period: str | None = None  # each date must fall inside the period
+    allow_empty: bool = False  # a header and no rows is a valid file
     extra: dict = field(default_factory=dict)
 
     @property
@@ -41,10 +41,16 @@ def money(name: str, required: bool = True) -> Column:
     return Column(name, MONEY, required=required, nonnegative=True, maximum=MAX_AMOUNT)
 
 
-LOAN_STATUSES = ("current", "delinquent", "repossessed", "paid_in_full", "charged_off",
-                 "liquidated", "purchased")
-TRANSACTION_TYPES = ("payment", "rebate", "late_fee", "liquidation_proceeds",
-                     "liquidation_expense")
+LOAN_STATUSES = (
+    "current",
+    "delinquent",
+    "repossessed",
+    "paid_in_full",
+    "charged_off",
+    "liquidated",
+    "purchased",
+)
+TRANSACTION_TYPES = ("payment", "rebate", "late_fee", "liquidation_proceeds", "liquidation_expense")
 
 RECEIVABLE_SCHEDULE = FileSchema(
     kind="receivable_schedule",
@@ -98,7 +104,9 @@ LOAN_STATUS = FileSchema(
         money("rebateAmount"),
         Column("currentDelinquencyStatus", "integer", nonnegative=True),
         Column("loanStatus", "varchar", allowed=LOAN_STATUSES),
-        Column("zeroBalanceCode", "varchar", required=False, allowed=("1", "2", "3", "4", "5", "99")),
+        Column(
+            "zeroBalanceCode", "varchar", required=False, allowed=("1", "2", "3", "4", "5", "99")
+        ),
         money("chargedoffPrincipalAmount"),
         money("recoveredAmount"),
         money("liquidationExpenseAmount"),

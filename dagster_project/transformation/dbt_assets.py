@@ -20,10 +20,12 @@ class Translator(DagsterDbtTranslator):
         return fqn[1] if len(fqn) > 2 else "dbt"
 
 
-@dbt_assets(manifest=DBT_PROJECT.manifest_path, dagster_dbt_translator=Translator(),
-            project=DBT_PROJECT)
-def warehouse_models(context: dg.AssetExecutionContext, dbt: DbtCliResource,
-                     warehouse: WarehouseResource):
+@dbt_assets(
+    manifest=DBT_PROJECT.manifest_path, dagster_dbt_translator=Translator(), project=DBT_PROJECT
+)
+def warehouse_models(
+    context: dg.AssetExecutionContext, dbt: DbtCliResource, warehouse: WarehouseResource
+):
     # dbt reads the warehouse path from the environment (dbt/profiles.yml).
     os.environ["CAOT_WAREHOUSE_WORK"] = warehouse.work_path
     yield from dbt.cli(build_args(), context=context).stream()

@@ -51,8 +51,7 @@ class Account:
         self.fees_due -= to_fees
         to_principal = min(amount - to_interest - to_fees, self.balance)
         self.balance -= to_principal
-        return {"interest": to_interest, "fees": to_fees, "principal": to_principal,
-                "rebate": ZERO}
+        return {"interest": to_interest, "fees": to_fees, "principal": to_principal, "rebate": ZERO}
 
 
 def replay(account: Account, transactions: list[tuple[dt.date, str, Decimal]]) -> list[Decimal]:
@@ -90,8 +89,8 @@ class ReceivablePeriod:
 
 @dataclass
 class Deal:
-    receivables: dict = field(default_factory=dict)   # (id, period) -> ReceivablePeriod
-    pool: dict = field(default_factory=dict)          # period -> dict of figures
+    receivables: dict = field(default_factory=dict)  # (id, period) -> ReceivablePeriod
+    pool: dict = field(default_factory=dict)  # period -> dict of figures
 
 
 def bucket(days: int) -> str:
@@ -110,8 +109,10 @@ def compute(folder: Path, defaulted_days: int = 120) -> Deal:
     accounts = {}
     for row in _read(folder / "receivable_schedule.csv"):
         accounts[row["receivable_id"]] = Account(
-            apr=Decimal(row["apr"]), balance=Decimal(row["principal_balance"]),
-            last_accrual=_date(row["last_payment_date"]))
+            apr=Decimal(row["apr"]),
+            balance=Decimal(row["principal_balance"]),
+            last_accrual=_date(row["last_payment_date"]),
+        )
     cutoff_pool = sum(a.balance for a in accounts.values())
     gone = set()
     deal = Deal()
@@ -125,7 +126,9 @@ def compute(folder: Path, defaulted_days: int = 120) -> Deal:
             kind = row["transactionType"]
             if kind in ("liquidation_proceeds", "liquidation_expense"):
                 sign = 1 if kind == "liquidation_proceeds" else -1
-                liquidation[row["assetNumber"]] = liquidation.get(row["assetNumber"], ZERO) + sign * amount
+                liquidation[row["assetNumber"]] = (
+                    liquidation.get(row["assetNumber"], ZERO) + sign * amount
+                )
             else:
                 flows[row["assetNumber"]].append((_date(row["transactionDate"]), kind, amount))
         totals = defaultdict(lambda: ZERO)
@@ -135,7 +138,9 @@ def compute(folder: Path, defaulted_days: int = 120) -> Deal:
             account = accounts[rid]
             begin = ZERO if rid in gone else account.balance
             record = ReceivablePeriod(beginning_balance=begin, ending_balance=ZERO)
-            for day, kind, amount in sorted(flows[rid], key=lambda t: (t[0], KIND_ORDER[t[1]], t[2])):
+            for day, kind, amount in sorted(
+                flows[rid], key=lambda t: (t[0], KIND_ORDER[t[1]], t[2])
+            ):
                 allocation = account.apply(kind, day, amount)
                 record.interest += allocation["interest"]
                 record.principal += allocation["principal"]
