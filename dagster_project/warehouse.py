@@ -41,6 +41,18 @@ def connect(path: Path | str, read_only: bool = False):
         con.close()
 
 
+@contextmanager
+def transaction(con):
+    """All of the block's statements take effect, or none do."""
+    con.execute("begin transaction")
+    try:
+        yield con
+    except BaseException:
+        con.execute("rollback")
+        raise
+    con.execute("commit")
+
+
 def publish(work: Path, published: Path) -> Path:
     """Copy the finished working warehouse beside the published one, then rename over it."""
     with connect(work) as con:

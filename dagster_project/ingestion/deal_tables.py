@@ -2,6 +2,7 @@
 
 from dagster_project.business_calendar import payment_periods
 from dagster_project.deal import Deal
+from dagster_project.warehouse import transaction
 
 DDL = """
 create schema if not exists raw;
@@ -20,8 +21,7 @@ create or replace table raw.payment_calendar (
 
 
 def load_deal_tables(con, deal: Deal) -> dict[str, int]:
-    con.execute("begin transaction")
-    try:
+    with transaction(con):
         con.execute(DDL)
         con.executemany("insert into raw.deal_terms values (?, ?, ?)", deal.term_rows())
         con.executemany(
@@ -64,10 +64,6 @@ def load_deal_tables(con, deal: Deal) -> dict[str, int]:
                 for p in periods
             ],
         )
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
     return {
         "deal_terms": len(deal.term_rows()),
         "deal_classes": len(deal.classes),

@@ -15,6 +15,7 @@ from pathlib import Path
 from dagster_project.generator.writers import sha256
 from dagster_project.ingestion.schemas import FileSchema
 from dagster_project.ingestion.validation import Finding, check_rows, stage_file, stage_table
+from dagster_project.warehouse import transaction
 
 AUDIT_DDL = """
 create schema if not exists raw;
@@ -95,92 +96,88 @@ def load_files(
         raise IngestionError(scope, [f for group in findings.values() for f in group])
 
     result = LoadResult(scope=scope, changed=True, restated=bool(loaded))
-    con.execute("begin transaction")
     try:
-        for schema, path in files:
-            delivery_id = f"{schema.kind}:{scope}:{hashes[schema.kind][:16]}"
-            con.execute(f"delete from {schema.table} where scope = ?", [scope])
-            casts = ", ".join(f'cast("{c.name}" as {c.type}) as "{c.name}"' for c in schema.columns)
-            con.execute(
-                f"insert into {schema.table} select ?, ?, {casts} "
-                f"from {stage_table(schema.kind)} order by _row",
-                [scope, delivery_id],
-            )
-            rows = con.execute(f"select count(*) from {stage_table(schema.kind)}").fetchone()[0]
-            con.execute(
-                "update raw.deliveries set status = 'superseded', superseded_at = ? "
-                "where scope = ? and file_kind = ? and status = 'loaded'",
-                [now, scope, schema.kind],
-            )
-            con.execute(
-                "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
-                [delivery_id],
-            )
-            con.execute(
-                "insert into raw.deliveries values (?, ?, ?, ?, ?, ?, 'loaded', 0, null, ?, null)",
-                [delivery_id, schema.kind, scope, str(path), hashes[schema.kind], rows, now],
-            )
-            result.rows[schema.kind] = rows
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
+        with transaction(con):
+            for schema, path in files:
+                delivery_id = f"{schema.kind}:{scope}:{hashes[schema.kind][:16]}"
+                con.execute(f"delete from {schema.table} where scope = ?", [scope])
+                casts = ", ".join(
+                    f'cast("{c.name}" as {c.type}) as "{c.name}"' for c in schema.columns
+                )
+                con.execute(
+                    f"insert into {schema.table} select ?, ?, {casts} "
+                    f"from {stage_table(schema.kind)} order by _row",
+                    [scope, delivery_id],
+                )
+                rows = con.execute(f"select count(*) from {stage_table(schema.kind)}").fetchone()[0]
+                con.execute(
+                    "update raw.deliveries set status = 'superseded', superseded_at = ? "
+                    "where scope = ? and file_kind = ? and status = 'loaded'",
+                    [now, scope, schema.kind],
+                )
+                con.execute(
+                    "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
+                    [delivery_id],
+                )
+                con.execute(
+                    "insert into raw.deliveries "
+                    "values (?, ?, ?, ?, ?, ?, 'loaded', 0, null, ?, null)",
+                    [delivery_id, schema.kind, scope, str(path), hashes[schema.kind], rows, now],
+                )
+                result.rows[schema.kind] = rows
     finally:
         _drop_stages(con, files)
     return result
 
 
 def _reject(con, scope, files, hashes, findings, now) -> None:
-    con.execute("begin transaction")
     try:
-        for schema, path in files:
-            delivery_id = f"{schema.kind}:{scope}:{hashes[schema.kind][:16]}"
-            found = findings[schema.kind]
-            con.execute("delete from raw.quarantine where delivery_id = ?", [delivery_id])
-            con.execute(
-                "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
-                [delivery_id],
-            )
-            if not found:
-                continue
-            staged = con.execute(
-                "select count(*) from information_schema.tables where table_name = ?",
-                [stage_table(schema.kind)],
-            ).fetchone()[0]
-            rows = [(f.row, f.field, f.reason, f.value) for f in found]
-            con.execute(
-                "create or replace temp table _findings (row_number bigint, field varchar, "
-                "reason varchar, value varchar)"
-            )
-            con.executemany("insert into _findings values (?, ?, ?, ?)", rows)
-            record = (
-                f"(select to_json(s) from {stage_table(schema.kind)} s where s._row = f.row_number)"
-                if staged
-                else "null"
-            )
-            con.execute(
-                f"insert into raw.quarantine select ?, ?, ?, ?, f.row_number, f.field, "
-                f"f.reason, f.value, {record}, ? from _findings f",
-                [delivery_id, schema.kind, scope, str(path), now],
-            )
-            con.execute(
-                "insert into raw.deliveries values (?, ?, ?, ?, ?, null, 'rejected', ?, ?, "
-                "?, null)",
-                [
-                    delivery_id,
-                    schema.kind,
-                    scope,
-                    str(path),
-                    hashes[schema.kind],
-                    len(found),
-                    str(found[0]),
-                    now,
-                ],
-            )
-        con.execute("commit")
-    except Exception:
-        con.execute("rollback")
-        raise
+        with transaction(con):
+            for schema, path in files:
+                delivery_id = f"{schema.kind}:{scope}:{hashes[schema.kind][:16]}"
+                found = findings[schema.kind]
+                con.execute("delete from raw.quarantine where delivery_id = ?", [delivery_id])
+                con.execute(
+                    "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
+                    [delivery_id],
+                )
+                if not found:
+                    continue
+                staged = con.execute(
+                    "select count(*) from information_schema.tables where table_name = ?",
+                    [stage_table(schema.kind)],
+                ).fetchone()[0]
+                rows = [(f.row, f.field, f.reason, f.value) for f in found]
+                con.execute(
+                    "create or replace temp table _findings (row_number bigint, field varchar, "
+                    "reason varchar, value varchar)"
+                )
+                con.executemany("insert into _findings values (?, ?, ?, ?)", rows)
+                record = (
+                    f"(select to_json(s) from {stage_table(schema.kind)} s "
+                    f"where s._row = f.row_number)"
+                    if staged
+                    else "null"
+                )
+                con.execute(
+                    f"insert into raw.quarantine select ?, ?, ?, ?, f.row_number, f.field, "
+                    f"f.reason, f.value, {record}, ? from _findings f",
+                    [delivery_id, schema.kind, scope, str(path), now],
+                )
+                con.execute(
+                    "insert into raw.deliveries values (?, ?, ?, ?, ?, null, 'rejected', ?, ?, "
+                    "?, null)",
+                    [
+                        delivery_id,
+                        schema.kind,
+                        scope,
+                        str(path),
+                        hashes[schema.kind],
+                        len(found),
+                        str(found[0]),
+                        now,
+                    ],
+                )
     finally:
         _drop_stages(con, files)
 
