@@ -69,52 +69,9 @@ def built_warehouse(small_deal, tmp_path_factory) -> dict:
     return paths
 
 
-STAGING_SHAPES = {
-    "stg_servicer__receivable_schedule": "receivable_id varchar, apr decimal(8, 6), "
-    "cutoff_principal_balance decimal(18, 2), cutoff_last_payment_date date",
-    "stg_servicer__payment_transactions": "receivable_id varchar, collection_period varchar, "
-    "transaction_date date, transaction_type varchar, transaction_amount decimal(18, 2)",
-}
+@pytest.fixture(scope="session")
+def model_runner(tmp_path_factory):
+    """Compiled dbt models, runnable on scenario data (see tests/model_runner.py)."""
+    from model_runner import ModelRunner
 
-
-@pytest.fixture(scope="module")
-def compiled_model(tmp_path_factory):
-    """Compile a dbt model and run its SQL on small tables shaped like its staging inputs."""
-    import duckdb
-
-    folder = tmp_path_factory.mktemp("compiled")
-    path = folder / "scenario.duckdb"  # compiled refs name this catalog: "scenario"."staging"...
-    opened = []
-
-    def connect():
-        if not opened:
-            con = duckdb.connect(str(path))
-            con.execute("create schema if not exists staging")
-            for table, columns in STAGING_SHAPES.items():
-                con.execute(f"create table if not exists staging.{table} ({columns})")
-            opened.append(con)
-        return opened[0]
-
-    def compile_model(name: str) -> dict:
-        dbt = Path(sys.executable).parent / "dbt"
-        env = {**os.environ, "CAOT_WAREHOUSE_WORK": str(path)}
-        subprocess.run(
-            [
-                str(dbt),
-                "compile",
-                "--quiet",
-                "--select",
-                name,
-                "--target-path",
-                str(folder / "target"),
-            ],
-            cwd=DBT_DIR,
-            check=True,
-            env=env,
-        )
-        compiled = next((folder / "target" / "compiled").rglob(f"{name}.sql")).read_text()
-        return {"sql": compiled, "connect": connect}
-
-    yield compile_model
-    for con in opened:
-        con.close()
+    return ModelRunner(tmp_path_factory.mktemp("compiled"))

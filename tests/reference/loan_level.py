@@ -83,7 +83,9 @@ class ReceivablePeriod:
     fees: Decimal = ZERO
     defaulted_principal: Decimal = ZERO
     purchase_principal: Decimal = ZERO
+    purchase_interest: Decimal = ZERO
     liquidation: Decimal = ZERO
+    liquidation_interest: Decimal = ZERO
     bucket: str | None = None
 
 
@@ -105,39 +107,63 @@ def bucket(days: int) -> str:
     return "91+"
 
 
+def months_between(start: dt.date, end: dt.date) -> int:
+    return max((end.year - start.year) * 12 + end.month - start.month, 0)
+
+
+def weighted(total: Decimal, weights: Decimal) -> Decimal:
+    return (total / weights).quantize(CENT, ROUND_HALF_UP) if weights else ZERO
+
+
 def compute(folder: Path, defaulted_days: int = 120) -> Deal:
-    accounts = {}
-    for row in _read(folder / "receivable_schedule.csv"):
+    """The reference over a delivered deal folder (schedule and one folder per period)."""
+    periods = [
+        (d.name, list(_read(d / "loan_status.csv")), list(_read(d / "payment_transactions.csv")))
+        for d in sorted((folder / "deliveries").iterdir())
+    ]
+    return compute_rows(list(_read(folder / "receivable_schedule.csv")), periods, defaulted_days)
+
+
+def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
+    """The reference over rows shaped like the delivered files (dicts of text)."""
+    from dagster_project.business_calendar import payment_periods
+    from dagster_project.deal import load_deal
+
+    distribution = {p.collection_period: p.distribution_date for p in payment_periods(load_deal())}
+    accounts, terms = {}, {}
+    for row in schedule_rows:
         accounts[row["receivable_id"]] = Account(
             apr=Decimal(row["apr"]),
             balance=Decimal(row["principal_balance"]),
             last_accrual=_date(row["last_payment_date"]),
         )
-    cutoff_pool = sum(a.balance for a in accounts.values())
+        terms[row["receivable_id"]] = int(row["original_term"])
     gone = set()
     deal = Deal()
-    beginning_pool = cutoff_pool
-    for period_dir in sorted((folder / "deliveries").iterdir()):
-        period = period_dir.name
+    beginning_pool = sum(a.balance for a in accounts.values())
+    for period, status_rows, transaction_rows in periods:
         flows = defaultdict(list)
         liquidation: dict[str, Decimal] = {}
-        for row in _read(period_dir / "payment_transactions.csv"):
+        liquidation_day: dict[str, dt.date] = {}
+        for row in transaction_rows:
             amount = Decimal(row["transactionAmount"])
-            kind = row["transactionType"]
+            kind, rid = row["transactionType"], row["assetNumber"]
             if kind in ("liquidation_proceeds", "liquidation_expense"):
                 sign = 1 if kind == "liquidation_proceeds" else -1
-                liquidation[row["assetNumber"]] = (
-                    liquidation.get(row["assetNumber"], ZERO) + sign * amount
-                )
+                liquidation[rid] = liquidation.get(rid, ZERO) + sign * amount
+                if kind == "liquidation_proceeds":
+                    day = _date(row["transactionDate"])
+                    liquidation_day[rid] = min(liquidation_day.get(rid, day), day)
             else:
-                flows[row["assetNumber"]].append((_date(row["transactionDate"]), kind, amount))
+                flows[rid].append((_date(row["transactionDate"]), kind, amount))
         totals = defaultdict(lambda: ZERO)
         counts = defaultdict(int)
-        for row in _read(period_dir / "loan_status.csv"):
+        for row in status_rows:
             rid = row["assetNumber"]
             account = accounts[rid]
-            begin = ZERO if rid in gone else account.balance
-            record = ReceivablePeriod(beginning_balance=begin, ending_balance=ZERO)
+            record = ReceivablePeriod(
+                beginning_balance=ZERO if rid in gone else account.balance, ending_balance=ZERO
+            )
             for day, kind, amount in sorted(
                 flows[rid], key=lambda t: (t[0], KIND_ORDER[t[1]], t[2])
             ):
@@ -151,24 +177,45 @@ def compute(folder: Path, defaulted_days: int = 120) -> Deal:
                 days = int(row["currentDelinquencyStatus"])
                 status = row["loanStatus"]
                 # (ii) repossessed and the vehicle sold: sale proceeds arrive in the period
-                sold = row["repossessedIndicator"].lower() == "true" and rid in liquidation
+                sold = row["repossessedIndicator"].lower() == "true" and rid in liquidation_day
                 if status == "purchased":
+                    # Art. I "Purchase Amount": balance plus interest to the Distribution Date
                     record.purchase_principal = account.balance
+                    record.purchase_interest = account.unpaid_interest + interest(
+                        account.balance,
+                        account.apr,
+                        (distribution[period] - account.last_accrual).days,
+                    )
                     gone.add(rid)
                 elif days >= defaulted_days or sold or status in ("charged_off", "liquidated"):
                     record.defaulted_principal = account.balance
+                    if rid in liquidation_day:  # 4.3: interest accrued to the receipt first
+                        due = account.unpaid_interest + interest(
+                            account.balance,
+                            account.apr,
+                            (liquidation_day[rid] - account.last_accrual).days,
+                        )
+                        record.liquidation_interest = max(min(record.liquidation, due), ZERO)
                     gone.add(rid)
                 else:
                     record.ending_balance = account.balance
                     if account.balance > 0:
                         record.bucket = bucket(days)
+                        end = _date(row["reportingPeriodEndingDate"])
+                        remaining = months_between(end, _date(row["loanMaturityDate"]))
+                        totals["apr_weight"] += account.apr * 100 * account.balance
+                        totals["term_weight"] += terms[rid] * account.balance
+                        totals["remaining_weight"] += remaining * account.balance
             deal.receivables[(rid, period)] = record
             totals["principal"] += record.principal + record.rebate
             totals["purchase"] += record.purchase_principal
+            totals["purchase_interest"] += record.purchase_interest
             totals["defaulted"] += record.defaulted_principal
             totals["ending"] += record.ending_balance
             totals["interest"] += record.interest
             totals["liquidation"] += record.liquidation
+            totals["liquidation_interest"] += record.liquidation_interest
+            totals["fees"] += record.fees
             if record.bucket:
                 totals[f"balance_{record.bucket}"] += record.ending_balance
                 counts[record.bucket] += 1
@@ -178,11 +225,20 @@ def compute(folder: Path, defaulted_days: int = 120) -> Deal:
             "beginning_pool_balance": beginning_pool,
             "principal_collections_amount": totals["principal"],
             "purchase_principal_amount": totals["purchase"],
+            "purchase_finance_charge_amount": totals["purchase_interest"],
             "defaulted_receivables_amount": totals["defaulted"],
             "ending_pool_balance": totals["ending"],
             "receivables_outstanding": counts["outstanding"],
             "finance_charge_collections_amount": totals["interest"],
+            "liquidation_finance_charge_amount": totals["liquidation_interest"],
+            "liquidation_principal_amount": totals["liquidation"] - totals["liquidation_interest"],
+            "supplemental_servicing_fees_amount": totals["fees"],
             "net_losses_amount": totals["defaulted"] - totals["liquidation"],
+            "weighted_average_coupon_percent": weighted(totals["apr_weight"], totals["ending"]),
+            "weighted_average_original_term": weighted(totals["term_weight"], totals["ending"]),
+            "weighted_average_remaining_term": weighted(
+                totals["remaining_weight"], totals["ending"]
+            ),
             "delinquent_31_60_balance": totals["balance_31-60"],
             "delinquent_61_90_balance": totals["balance_61-90"],
             "delinquent_91_plus_balance": totals["balance_91+"],

@@ -82,9 +82,9 @@ final as (
         {{ from_cents('purchase_principal_cents') }} as purchase_principal_amount,
         {{ from_cents('purchase_interest_cents') }} as purchase_interest_amount,
         {{ from_cents('liquidation_cents') }} as liquidation_proceeds_amount,
-        {{ from_cents('least(liquidation_cents, liquidation_interest_due_cents)') }}
+        {{ from_cents('greatest(least(liquidation_cents, liquidation_interest_due_cents), 0)') }}
         as liquidation_interest_amount,
-        {{ from_cents('liquidation_cents - least(liquidation_cents, liquidation_interest_due_cents)') }}
+        {{ from_cents('liquidation_cents - greatest(least(liquidation_cents, liquidation_interest_due_cents), 0)') }}
         as liquidation_principal_amount,
         -- Art. I "Net Losses": defaulted principal less Liquidation Proceeds received
         {{ from_cents('defaulted_principal_cents - liquidation_cents') }} as net_loss_amount,
