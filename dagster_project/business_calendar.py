@@ -82,6 +82,16 @@ class PaymentPeriod:
     actual_days: int  # actual days from accrual_start to the Distribution Date, excl.
     thirty_360_start: dt.date  # 30/360: the previous 15th (or the Closing Date)
     thirty_360_days: int
+    related_fiscal_quarter_end: dt.date  # Art. I "Related Fiscal Quarter" (lines 79-80)
+
+
+def related_fiscal_quarter_end(distribution_date: dt.date, fiscal_year_end_month: int) -> dt.date:
+    """Art. I "Related Fiscal Quarter": the latest fiscal quarter that ended at least three
+    calendar months before the Distribution Date's month (Nov-Jan -> Aug, Feb-Apr -> Nov, ...)."""
+    month = add_months(distribution_date.replace(day=1), -3)
+    while (month.month - fiscal_year_end_month) % 3:
+        month = add_months(month, -1)
+    return month_end(month)
 
 
 def payment_periods(deal: Deal, through: dt.date | None = None) -> list[PaymentPeriod]:
@@ -113,6 +123,9 @@ def payment_periods(deal: Deal, through: dt.date | None = None) -> list[PaymentP
                 actual_days=(distribution - previous_distribution).days,
                 thirty_360_start=previous_nominal,
                 thirty_360_days=days_30_360(previous_nominal, nominal),
+                related_fiscal_quarter_end=related_fiscal_quarter_end(
+                    distribution, deal.fiscal_year_end_month
+                ),
             )
         )
         previous_distribution, previous_nominal = distribution, nominal

@@ -43,6 +43,7 @@ DEAL_SPECS = [
     _raw("deal_terms", "Deal terms from the deal file, each with its section."),
     _raw("deal_classes", "Note classes in certificate order."),
     _raw("payment_calendar", "Distribution Dates, Collection Periods and accrual periods."),
+    _raw("certificate_layout", "Exhibit A's lines laid out for the deal's classes."),
 ]
 
 

@@ -1,6 +1,7 @@
 """The deal file and the payment calendar as warehouse tables, so dbt reads the same terms."""
 
 from dagster_project.business_calendar import payment_periods
+from dagster_project.certificate_layout import certificate_layout
 from dagster_project.deal import Deal
 from dagster_project.warehouse import transaction
 
@@ -15,7 +16,11 @@ create or replace table raw.deal_classes (
 create or replace table raw.payment_calendar (
     period_number integer, collection_period varchar, collection_period_start date,
     collection_period_end date, determination_date date, distribution_date date, record_date date,
-    accrual_start date, actual_days integer, thirty_360_start date, thirty_360_days integer
+    accrual_start date, actual_days integer, thirty_360_start date, thirty_360_days integer,
+    related_fiscal_quarter_end date
+);
+create or replace table raw.certificate_layout (
+    line varchar, key varchar, label varchar, kind varchar, line_order integer
 );
 """
 
@@ -46,7 +51,7 @@ def load_deal_tables(con, deal: Deal) -> dict[str, int]:
         )
         periods = payment_periods(deal)
         con.executemany(
-            "insert into raw.payment_calendar values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "insert into raw.payment_calendar values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     p.period_number,
@@ -60,11 +65,18 @@ def load_deal_tables(con, deal: Deal) -> dict[str, int]:
                     p.actual_days,
                     p.thirty_360_start,
                     p.thirty_360_days,
+                    p.related_fiscal_quarter_end,
                 )
                 for p in periods
             ],
         )
+        layout = certificate_layout(deal)
+        con.executemany(
+            "insert into raw.certificate_layout values (?, ?, ?, ?, ?)",
+            [(x.line, x.key, x.label, x.kind, x.line_order) for x in layout],
+        )
     return {
+        "certificate_layout": len(layout),
         "deal_terms": len(deal.term_rows()),
         "deal_classes": len(deal.classes),
         "payment_calendar": len(periods),

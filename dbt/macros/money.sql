@@ -20,3 +20,9 @@
 {% macro from_cents(cents) -%}
     (({{ cents }})::decimal(38, 0) * 0.01)::decimal(18, 2)
 {%- endmacro %}
+
+{#- A ratio of two cent amounts as a seven-digit decimal (Art. I "Note Pool Factor"), half up. -#}
+{% macro factor_7(numerator_cents, denominator_cents) -%}
+    ({{ div_half_up(numerator_cents ~ ' * 10000000', 'greatest(' ~ denominator_cents ~ ', 1)') }}::decimal(38, 0)
+        * 0.0000001)::decimal(12, 7)
+{%- endmacro %}

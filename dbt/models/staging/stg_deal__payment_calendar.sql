@@ -17,6 +17,7 @@ renamed as (
         record_date,
         accrual_start as accrual_start_date,
         thirty_360_start as thirty_360_start_date,
+        related_fiscal_quarter_end as related_fiscal_quarter_end_date,
         -- attributes
         actual_days as actual_accrual_days,
         thirty_360_days as thirty_360_accrual_days
