@@ -75,3 +75,11 @@ def model_runner(tmp_path_factory):
     from model_runner import ModelRunner
 
     return ModelRunner(tmp_path_factory.mktemp("compiled"))
+
+
+@pytest.fixture(scope="session")
+def reported_model_runner(tmp_path_factory):
+    """The models compiled in reconciliation mode: pool inputs from raw.reported_pool_inputs."""
+    from model_runner import ModelRunner
+
+    return ModelRunner(tmp_path_factory.mktemp("compiled_reported"), '{"pool_inputs": "reported"}')

@@ -19,12 +19,13 @@ CATALOG = "scenario"
 
 
 class ModelRunner:
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, dbt_vars: str | None = None):
         dbt = Path(sys.executable).parent / "dbt"
         target = workdir / "target"
         env = {**os.environ, "CAOT_WAREHOUSE_WORK": str(workdir / f"{CATALOG}.duckdb")}
+        extra = ["--vars", dbt_vars] if dbt_vars else []
         subprocess.run(
-            [str(dbt), "compile", "--quiet", "--target-path", str(target)],
+            [str(dbt), "compile", "--quiet", "--target-path", str(target), *extra],
             cwd=DBT_DIR,
             check=True,
             env=env,

@@ -16,6 +16,7 @@ terms as (
 
 final as (
     select
+        -- the state before the first reported Distribution Date
         reported.period_number - 1 as period_number,
         classes.class_id,
         classes.class_order,

@@ -1,0 +1,330 @@
+"""The waterfall and the certificate: dbt output against the plain-Python reference, to the cent."""
+
+import datetime as dt
+from decimal import Decimal
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, Phase, event, given, settings
+from hypothesis import strategies as st
+from reference import waterfall
+
+from dagster_project.business_calendar import payment_periods
+from dagster_project.certificate_layout import certificate_layout
+from dagster_project.deal import load_deal
+from dagster_project.ingestion.deal_tables import load_deal_tables
+from dagster_project.reconcile import POOL_INPUTS, load_reported_tables
+
+DEAL = load_deal()
+LAYOUT = certificate_layout(DEAL)
+PERIODS = {p.period_number: p for p in payment_periods(DEAL)}
+ART_I_FIRST_INTEREST = {
+    "29a": "39678.33",
+    "29e": "99341.39",
+    "29i": "78602.15",
+    "29m": "240890.00",
+    "29q": "78008.33",
+    "31a": "19818.60",
+    "33a": "26031.25",
+    "35a": "37187.50",
+}
+
+
+def certificate(con) -> dict:
+    """{distribution_date: {line: (key, amount, value)}}."""
+    out: dict = {}
+    for date, line, key, amount, value in con.execute(
+        "select distribution_date, line, key, amount, value from marts.rpt_servicer_certificate"
+    ).fetchall():
+        out.setdefault(date, {})[line] = (key, amount, value)
+    return out
+
+
+def period_dicts(con) -> list[dict]:
+    """The waterfall's pool inputs as the reference takes them (Decimal, calendar fields)."""
+    rows = con.execute(
+        "select * from intermediate.int_waterfall__period_inputs order by period_number"
+    )
+    names = [d[0] for d in rows.description]
+    out = []
+    for values in rows.fetchall():
+        row = dict(zip(names, values, strict=True))
+        for key, value in row.items():
+            if isinstance(value, int) and key != "period_number":
+                row[key] = Decimal(value)
+            elif value is None and key not in ("tangible_net_worth_amount",):
+                row[key] = Decimal("0")
+        row["actual_days"] = int(row["actual_accrual_days"])
+        row["thirty_360_days"] = int(row["thirty_360_accrual_days"])
+        out.append(row)
+    return out
+
+
+def mismatches(expected: dict, actual: dict) -> list[tuple]:
+    """Every layout line whose key the reference computes, compared to the cent."""
+    wrong = []
+    compared = 0
+    for date, values in expected.items():
+        lines = actual[date]
+        for layout_line in LAYOUT:
+            if layout_line.key not in values:
+                continue
+            compared += 1
+            _key, amount, _value = lines[layout_line.line]
+            if amount is None or Decimal(amount) != Decimal(values[layout_line.key]):
+                wrong.append(
+                    (date, layout_line.line, layout_line.key, values[layout_line.key], amount)
+                )
+    assert compared > 0
+    return wrong
+
+
+@pytest.fixture(scope="module")
+def published(built_warehouse):
+    con = duckdb.connect(str(built_warehouse["published"]), read_only=True)
+    yield con
+    con.close()
+
+
+def test_first_distribution_date_shows_the_article_one_interest_amounts(published):
+    first = certificate(published)[dt.date(2015, 11, 16)]
+    for line, amount in ART_I_FIRST_INTEREST.items():
+        assert first[line][2] == amount, line
+    assert first["15"][2] == "0.17166"  # the LIBOR implied by $78,602.15
+    assert first["7"][2] == "1050000018.44"
+    assert first["10"][2] == "5250000.09"
+
+
+def test_every_exhibit_a_line_is_filled_for_every_distribution_date(published):
+    cert = certificate(published)
+    dates = [
+        r[0]
+        for r in published.execute(
+            "select distribution_date from intermediate.int_waterfall__period_inputs"
+        ).fetchall()
+    ]
+    assert sorted(cert) == sorted(dates) and len(dates) > 12
+    expected = [line.line for line in LAYOUT]
+    numbers = {line.rstrip("abcdefghijklmnopqrstuvwxyz_").split("_")[0] for line in expected}
+    assert {str(n) for n in range(1, 81)} <= {
+        n.rstrip("abcdefghijklmnopqrstuvwxyz") for n in numbers
+    }
+    for date, lines in cert.items():
+        assert sorted(lines) == sorted(expected), date
+        empty = [line for line, (_k, _a, value) in lines.items() if value is None]
+        assert not empty, (date, empty)
+
+
+def test_certificate_matches_the_reference_on_the_sample_deal(published):
+    expected = waterfall.run(DEAL, period_dicts(published))
+    assert mismatches(expected, certificate(published)) == []
+
+
+def test_sources_equal_uses_and_notes_plus_overcollateralization_equal_the_pool(published):
+    for date, lines in certificate(published).items():
+        amount = {line: Decimal(a) for line, (_k, a, _v) in lines.items() if a is not None}
+        assert amount["43e"] == amount["44f"] == amount["25"], date
+        assert sum(amount[f"44{x}"] for x in "abcde") == amount["44f"], date
+        assert amount["8i_end"] + amount["11"] == amount["5"], date
+        assert amount["45q"] == amount["46i"], date
+
+
+# --- generated stress scenarios, in reconciliation mode (pool inputs given directly) ---------
+
+MONEY = Decimal("0.01")
+
+
+def opening_for(period_number: int, pool_begin: Decimal, draw) -> list[tuple]:
+    """Class balances a pool of `pool_begin` could carry: juniors outstanding, seniors paid down."""
+    if period_number == 1:
+        return [
+            (1, c.class_id, str(c.initial_balance), "0", str(DEAL.initial_reserve_deposit), "0")
+            for c in DEAL.classes
+        ]
+    oc = (DEAL.overcollateralization_target * draw(st.integers(0, 100)) / 100).quantize(MONEY)
+    remaining = pool_begin - oc
+    balances = {}
+    for c in reversed(DEAL.classes):
+        take = min(remaining, c.initial_balance)
+        balances[c.class_id] = max(take, Decimal("0"))
+        remaining -= balances[c.class_id]
+    reserve = Decimal(draw(st.integers(0, 262500005))) / 100
+    fee_unpaid = Decimal(draw(st.sampled_from([0, 0, 150000]))) / 100
+    rows = []
+    for c in DEAL.classes:
+        unpaid = (
+            Decimal(draw(st.sampled_from([0, 0, 0, 123456]))) / 100 if balances[c.class_id] else 0
+        )
+        rows.append(
+            (
+                period_number,
+                c.class_id,
+                str(balances[c.class_id]),
+                str(unpaid),
+                str(reserve),
+                str(fee_unpaid),
+            )
+        )
+    return rows
+
+
+@st.composite
+def stress_scenarios(draw):
+    start = draw(st.sampled_from([1, 2, 12, 13, 40, 60]))  # 12: Class A-1 Final Distribution Date
+    months = draw(st.integers(1, 6))
+    pool = (
+        draw(
+            st.sampled_from(
+                [
+                    Decimal("1050000018.44"),
+                    Decimal("600000000.00"),
+                    Decimal("104999999.99"),
+                    Decimal("40000000.00"),
+                    Decimal("3000000.00"),
+                ]
+            )
+        )
+        if start > 1
+        else DEAL.initial_pool_balance
+    )
+    opening = opening_for(start, pool, draw)
+    rows = []
+    for offset in range(months):
+        number = start + offset
+        if number not in PERIODS:
+            break
+        period = PERIODS[number]
+        principal_pct = draw(st.integers(0, 60))  # tenths of a percent
+        default_pct = draw(st.sampled_from([0, 2, 10, 50, 200]))
+        payoff = draw(st.booleans()) and draw(st.booleans()) and draw(st.booleans())
+        principal = pool if payoff else (pool * principal_pct / 1000).quantize(MONEY)
+        defaults = (
+            Decimal("0")
+            if payoff
+            else min(pool - principal, (pool * default_pct / 1000).quantize(MONEY))
+        )
+        finance = (pool * Decimal(draw(st.sampled_from([0, 1, 20, 58]))) / 10000).quantize(MONEY)
+        ending = pool - principal - defaults
+        row = {name: "0" for name, *_ in POOL_INPUTS}
+        row.update(
+            distribution_date=period.distribution_date,
+            beginning_pool_balance=str(pool),
+            principal_collections_amount=str(principal),
+            defaulted_receivables_amount=str(defaults),
+            ending_pool_balance=str(ending),
+            receivables_outstanding="0" if ending == 0 else "1000",
+            initial_pool_balance=str(DEAL.initial_pool_balance),
+            libor_rate=str(Decimal(draw(st.integers(0, 300))) / 10000),
+            finance_charge_collections_amount=str(finance),
+            liquidation_principal_amount=str((defaults * Decimal("0.4")).quantize(MONEY)),
+            reserve_investment_earnings_amount=str(Decimal(draw(st.integers(0, 100000))) / 100),
+            tangible_net_worth_amount="2000000000.00",
+        )
+        rows.append(row)
+        pool = ending
+    return opening, rows
+
+
+def reference_periods(rows: list[dict]) -> list[dict]:
+    by_date = {p.distribution_date: p for p in PERIODS.values()}
+    out = []
+    for row in rows:
+        period = by_date[row["distribution_date"]]
+        values = {k: Decimal(v) for k, v in row.items() if k != "distribution_date"}
+        values.update(
+            distribution_date=period.distribution_date,
+            period_number=period.period_number,
+            actual_days=period.actual_days,
+            thirty_360_days=period.thirty_360_days,
+        )
+        out.append(values)
+    return out
+
+
+def reference_state(opening: list[tuple]) -> waterfall.State:
+    return waterfall.State(
+        balances={cid: Decimal(b) for _n, cid, b, *_ in opening},
+        unpaid_interest={cid: Decimal(u) for _n, cid, _b, u, *_ in opening},
+        reserve=Decimal(opening[0][4]),
+        fee_unpaid=Decimal(opening[0][5]),
+    )
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate, Phase.shrink],
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(scenario=stress_scenarios())
+def test_stress_scenarios_match_the_reference(reported_model_runner, scenario):
+    opening, rows = scenario
+    # raw.reported_opening_state: the state before the first Distribution Date computed
+    opening = [(PERIODS_BY_DATE[rows[0]["distribution_date"]], *rest[1:]) for rest in opening]
+
+    def load(con):
+        load_deal_tables(con, DEAL)
+        load_reported_tables(con, rows, opening)
+
+    con = reported_model_runner.run(load, up_to="rpt_servicer_certificate")
+    expected = waterfall.run(DEAL, reference_periods(rows), reference_state(opening))
+    for values in expected.values():
+        if values["reserve_account_draw_amount"] > 0:
+            event("reserve draw")
+        if values["reserve_account_ending_balance"] == 0:
+            event("reserve exhausted or released")
+        if any(values[f"additional_note_interest:{c.class_id}"] > 0 for c in DEAL.classes):
+            event("Additional Note Interest")
+        if values["ending_pool_balance"] == 0:
+            event("pool paid off")
+        if values["servicing_fee_shortfall_amount"] > 0:
+            event("servicing fee shortfall")
+        if values["priority_principal_distributable_amount"] > 0:
+            event("Priority Principal Distributable Amount")
+    assert mismatches(expected, certificate(con)) == []
+
+
+PERIODS_BY_DATE = {p.distribution_date: p.period_number for p in PERIODS.values()}
+
+
+def test_class_final_distribution_date_forces_the_class_paid(reported_model_runner):
+    """At the Class A-1 Final Distribution Date (2016-10-17) A-1 is paid in full if funds allow,
+    even though the pool alone would not call for it (the Priority override of Art. I)."""
+    period = PERIODS[12]
+    assert period.distribution_date == dt.date(2016, 10, 17)
+    pool = Decimal("800000000.00")
+    opening = [
+        (
+            12,
+            c.class_id,
+            str(c.initial_balance if c.class_id != "A-1" else Decimal("5000000.00")),
+            "0",
+            "2625000.05",
+            "0",
+        )
+        for c in DEAL.classes
+    ]
+    opening = [
+        (12, cid, b if cid != "A-2a" else "100000000.00", u, r, f)
+        for _n, cid, b, u, r, f in opening
+    ]
+    row = {name: "0" for name, *_ in POOL_INPUTS}
+    row.update(
+        distribution_date=period.distribution_date,
+        beginning_pool_balance=str(pool),
+        principal_collections_amount="1000.00",
+        ending_pool_balance=str(pool - Decimal("1000.00")),
+        receivables_outstanding="50000",
+        initial_pool_balance=str(DEAL.initial_pool_balance),
+        finance_charge_collections_amount="6000000.00",
+        libor_rate="0.005",
+    )
+
+    def load(con):
+        load_deal_tables(con, DEAL)
+        load_reported_tables(con, [row], opening)
+
+    con = reported_model_runner.run(load, up_to="rpt_servicer_certificate")
+    lines = certificate(con)[period.distribution_date]
+    assert lines["30"][2] == "5000000.00"  # Priority Principal Distributable Amount
+    assert lines["8a_end"][2] == "0.00"
