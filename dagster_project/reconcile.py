@@ -264,6 +264,9 @@ def run_waterfall_models(database: Path, workdir: Path) -> None:
             '{"pool_inputs": "reported"}',
             "--indirect-selection",
             "cautious",
+            # lines the CSV does not report and no rule computes (e.g. delinquency) stay empty
+            "--exclude",
+            "not_null_rpt_servicer_certificate_value",
             "--target-path",
             str(workdir / "target"),
             "--log-path",
