@@ -198,6 +198,11 @@ def _note_class(raw: dict, index: int, path: Path) -> NoteClass:
     day_count = req("day_count")
     if day_count not in DAY_COUNTS:
         raise DealFileError(f"{path}: field '{where}day_count' must be one of {DAY_COUNTS}")
+    if str(req("tier")) not in ("A", "B", "C", "D"):
+        raise DealFileError(
+            f"{path}: field '{where}tier' must be A, B, C or D (Priority, Secondary, Tertiary "
+            "or Quaternary Principal Distributable Amount)"
+        )
     rate = _decimal(req("rate"), where + "rate", path) if rate_type == "fixed" else None
     spread = _decimal(req("spread"), where + "spread", path) if rate_type == "floating" else None
     first = raw.get("first_period_interest")

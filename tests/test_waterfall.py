@@ -268,7 +268,7 @@ def test_stress_scenarios_match_the_reference(reported_model_runner, scenario):
 
     con = reported_model_runner.run(load, up_to="rpt_servicer_certificate")
     expected = waterfall.run(DEAL, reference_periods(rows), reference_state(opening))
-    for values in expected.values():
+    for date, values in expected.items():
         if values["reserve_account_draw_amount"] > 0:
             event("reserve draw")
         if values["reserve_account_ending_balance"] == 0:
@@ -281,6 +281,10 @@ def test_stress_scenarios_match_the_reference(reported_model_runner, scenario):
             event("servicing fee shortfall")
         if values["priority_principal_distributable_amount"] > 0:
             event("Priority Principal Distributable Amount")
+        if date >= DEAL.classes[0].final_distribution_date and values["class_balance_begin:A-1"]:
+            event("Class A-1 on or after its Final Distribution Date")
+        if values["ending_pool_balance"] <= DEAL.initial_pool_balance * DEAL.clean_up_call_percent:
+            event("Pool Balance at or below the clean-up call threshold")
     assert mismatches(expected, certificate(con)) == []
 
 
@@ -328,3 +332,50 @@ def test_class_final_distribution_date_forces_the_class_paid(reported_model_runn
     lines = certificate(con)[period.distribution_date]
     assert lines["30"][2] == "5000000.00"  # Priority Principal Distributable Amount
     assert lines["8a_end"][2] == "0.00"
+
+
+def test_clean_up_call_and_net_worth_flags_follow_their_thresholds(published):
+    rows = published.execute(
+        """
+        select s.distribution_date, s.amount, c.amount
+        from marts.rpt_noteholder_statement as s
+        inner join marts.rpt_servicer_certificate as c
+            on s.distribution_date = c.distribution_date and c.line = '5'
+        where s.key = 'clean_up_call_eligible'
+        """
+    ).fetchall()
+    threshold = DEAL.initial_pool_balance * DEAL.clean_up_call_percent
+    assert {flag for _d, flag, _pool in rows} == {0, 1}  # the sample pool crosses 10%
+    for date, flag, pool in rows:
+        assert flag == (1 if pool <= threshold else 0), date
+    items = {
+        r[0]
+        for r in published.execute(
+            "select distinct item from marts.rpt_noteholder_statement"
+        ).fetchall()
+    }
+    roman = [
+        "i",
+        "ii",
+        "iii",
+        "iv",
+        "v",
+        "vi",
+        "vii",
+        "viii",
+        "ix",
+        "x",
+        "xi",
+        "xii",
+        "xiii",
+        "xiv",
+        "xv",
+        "xvi",
+        "xvii",
+        "xviii",
+        "xix",
+        "xx",
+        "xxi",
+        "xxii",
+    ]
+    assert {f"({r})" for r in roman} <= items
