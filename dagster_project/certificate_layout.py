@@ -28,19 +28,24 @@ class Line:
     label: str
     kind: str  # money, count, factor, percent, rate, months, flag
     line_order: int
+    section: str  # Exhibit A's heading above the line
 
 
 class _Layout:
     def __init__(self):
         self.lines: list[Line] = []
         self.number = 0
+        self.heading = ""
+
+    def section(self, heading: str) -> None:
+        self.heading = heading
 
     def next(self) -> int:
         self.number += 1
         return self.number
 
     def add(self, line: str, key: str, label: str, kind: str = "money") -> None:
-        self.lines.append(Line(line, key, label, kind, len(self.lines) + 1))
+        self.lines.append(Line(line, key, label, kind, len(self.lines) + 1, self.heading))
 
     def single(self, key: str, label: str, kind: str = "money") -> int:
         number = self.next()
@@ -61,6 +66,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
     total_letter = LETTERS[len(classes)]
     out = _Layout()
 
+    out.section("Pool Balance")
     out.single(
         "beginning_pool_balance",
         "Pool Balance on the close of the last day of the preceding Collection Period",
@@ -115,6 +121,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
             "rate",
         )
 
+    out.section("Collections")
     out.lettered(
         [
             (
@@ -159,10 +166,12 @@ def certificate_layout(deal: Deal) -> list[Line]:
     out.single("collection_account_interest_amount", "Interest Income from Collection Account")
     out.single("simple_interest_advances_amount", "Simple Interest Advances")
     out.single("available_collections_amount", "Available Collections")
+    out.section("Available Funds")
     out.single("available_collections_amount", "Available Collections")
     out.single("reserve_account_draw_amount", "Reserve Account Draw Amount")
     out.single("available_funds_amount", "Available Funds")
 
+    out.section("Application of Available Funds")
     out.lettered(
         [
             ("monthly_servicing_fee_amount", "Monthly Servicing Fee", "money"),
@@ -221,6 +230,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
         "Remaining Unpaid Successor Servicer Indemnity Amounts and Transition Expenses, if any",
     )
 
+    out.section("Collection Account Activity")
     out.lettered(
         [
             (
@@ -269,6 +279,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
             ),
         ]
     )
+    out.section("Note Payment Account Activity")
     out.lettered(
         [
             (f"interest_paid:{c.class_id}", f"{c.label} Interest Distribution", "money")
@@ -290,6 +301,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
             )
         ]
     )
+    out.section("Certificate Payment Account Activity")
     out.lettered(
         [
             ("excess_collections_amount", "Excess Collections", "money"),
@@ -311,6 +323,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
             ),
         ]
     )
+    out.section("Required Reserve Account Amount")
     out.lettered(
         [
             ("specified_reserve_account_amount", f"${deal.required_reserve_amount:,}", "money"),
@@ -318,6 +331,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
         ]
     )
     out.single("required_reserve_account_amount", "Required Reserve Account Amount")
+    out.section("Reserve Account Reconciliation")
     out.single(
         "reserve_account_beginning_balance",
         "Beginning Balance (as of end of preceding Distribution Date)",
@@ -350,6 +364,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
     out.single("reserve_account_ending_balance", "Ending Balance")
     out.single("reserve_account_ending_deficiency_amount", "Reserve Account Deficiency")
 
+    out.section("Instructions to the Trustee")
     out.single(
         "reserve_account_draw_amount",
         "Amount to be deposited from the Reserve Account into the Collection Account",
@@ -394,6 +409,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
         "respect to Excess Collections and Reserve Account surplus",
     )
 
+    out.section("Net Loss and Delinquency Activity")
     out.single("net_losses_amount", "Net Losses with respect to preceding Collection Period")
     out.single("cumulative_net_losses_amount", "Cumulative Net Losses")
     out.single("cumulative_net_loss_percent", "Cumulative Net Loss Percentage", "percent")
@@ -406,6 +422,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
     ):
         out.add(f"{number}{letter}_count", f"delinquent_{bucket}_count", label, "count")
         out.add(f"{number}{letter}_balance", f"delinquent_{bucket}_balance", label, "money")
+    out.section("Servicer Covenant")
     out.single(
         "tangible_net_worth_amount",
         "CarMax, Inc Consolidated Tangible Net Worth as of the end of the Related Fiscal Quarter",

@@ -12,7 +12,7 @@ from dagster_project.ingestion.assets import (
     monthly_tape,
     receivable_schedule,
 )
-from dagster_project.publishing import published_warehouse
+from dagster_project.publishing import published_warehouse, servicer_reports
 from dagster_project.resources import WarehouseResource
 from dagster_project.transformation.dbt_assets import DBT_PROJECT, warehouse_models
 
@@ -24,6 +24,7 @@ defs = dg.Definitions(
         monthly_tape,
         warehouse_models,
         published_warehouse,
+        servicer_reports,
     ],
     resources={
         "warehouse": WarehouseResource(),

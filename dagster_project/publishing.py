@@ -18,3 +18,18 @@ def published_warehouse(context: dg.AssetExecutionContext, warehouse: WarehouseR
     path = warehouse_files.publish(Path(warehouse.work_path), Path(warehouse.published_path))
     size = path.stat().st_size
     return dg.MaterializeResult(metadata={"path": str(path), "bytes": size})
+
+
+@dg.asset(
+    group_name="publishing",
+    deps=[published_warehouse],
+    description="data/reports/: the certificate and the Statement to Noteholders per "
+    "Distribution Date (HTML) and the deal performance report with plots.",
+)
+def servicer_reports(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    from dagster_project.reports.writer import reports_dir, write_reports
+
+    out = reports_dir()
+    counts = write_reports(Path(warehouse.published_path), out)
+    context.log.info(f"wrote {counts['certificates']} certificates and statements to {out}")
+    return dg.MaterializeResult(metadata={"path": str(out), **counts})

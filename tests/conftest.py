@@ -42,6 +42,7 @@ def run_pipeline(paths: dict) -> int:
         "CAOT_INPUT_DIR": str(paths["input"]),
         "CAOT_WAREHOUSE_WORK": str(paths["work"]),
         "CAOT_WAREHOUSE": str(paths["published"]),
+        "CAOT_REPORTS_DIR": str(paths["reports"]),
     }
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
@@ -64,6 +65,7 @@ def built_warehouse(small_deal, tmp_path_factory) -> dict:
         "input": small_deal,
         "work": folder / "work.duckdb",
         "published": folder / "warehouse.duckdb",
+        "reports": folder / "reports",
     }
     assert run_pipeline(paths) == 0
     return paths

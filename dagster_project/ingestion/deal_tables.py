@@ -20,7 +20,7 @@ create or replace table raw.payment_calendar (
     related_fiscal_quarter_end date
 );
 create or replace table raw.certificate_layout (
-    line varchar, key varchar, label varchar, kind varchar, line_order integer
+    line varchar, key varchar, label varchar, kind varchar, line_order integer, section varchar
 );
 """
 
@@ -72,8 +72,8 @@ def load_deal_tables(con, deal: Deal) -> dict[str, int]:
         )
         layout = certificate_layout(deal)
         con.executemany(
-            "insert into raw.certificate_layout values (?, ?, ?, ?, ?)",
-            [(x.line, x.key, x.label, x.kind, x.line_order) for x in layout],
+            "insert into raw.certificate_layout values (?, ?, ?, ?, ?, ?)",
+            [(x.line, x.key, x.label, x.kind, x.line_order, x.section) for x in layout],
         )
     return {
         "certificate_layout": len(layout),

@@ -205,6 +205,7 @@ final as (
     select
         dates.distribution_date,
         layout.line_order,
+        layout.section,
         layout.line,
         layout.label,
         layout.key,

@@ -1,0 +1,1 @@
+"""Documents people read: the certificate per Distribution Date and the deal performance report."""

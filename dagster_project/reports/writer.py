@@ -1,0 +1,155 @@
+"""Write the documents people read from the published warehouse into data/reports/.
+
+certificates/certificate_<date>.html per Distribution Date, statements/statement_<date>.html
+(Section 4.9) and performance.html (plots), with index.html linking them. Read-only on the
+published copy, so it never blocks the pipeline. Plots convert money to floats for drawing only;
+every printed amount comes from the DECIMAL columns as text.
+"""
+
+import html
+import os
+from pathlib import Path
+
+import duckdb
+
+from dagster_project.reports.certificate_html import STYLE, display, render_certificate
+from dagster_project.reports.performance import render_performance
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+POOL_SQL = """
+with cert as (
+    select distribution_date,
+        max(amount) filter (where key = 'ending_pool_balance') as ending_pool_balance,
+        max(amount) filter (where key = 'beginning_pool_balance') as beginning_pool_balance,
+        max(amount) filter (where key = 'delinquent_31_60_balance') as delinquent_31_60_balance,
+        max(amount) filter (where key = 'delinquent_61_90_balance') as delinquent_61_90_balance,
+        max(amount) filter (where key = 'delinquent_91_plus_balance')
+            as delinquent_91_plus_balance,
+        max(amount) filter (where key = 'cumulative_net_loss_percent')
+            as cumulative_net_loss_percent,
+        max(amount) filter (where key = 'excess_collections_amount') as excess_collections,
+        max(amount) filter (where key = 'reserve_account_ending_balance') as reserve_balance,
+        max(amount) filter (where key = 'required_reserve_account_amount') as required_reserve,
+        max(amount) filter (where key = 'overcollateralization_amount') as overcollateralization,
+        max(amount) filter (where key = 'overcollateralization_target_amount')
+            as overcollateralization_target
+    from marts.rpt_servicer_certificate group by distribution_date
+),
+counts as (
+    -- paid in full during the period: left the pool other than by default or purchase
+    select distribution_date,
+        lag(receivables_outstanding, 1, (select count(*) from marts.dim_receivable))
+            over (order by period_number) as count_begin,
+        receivables_outstanding, receivables_defaulted, receivables_purchased,
+        (select count(*) from marts.dim_receivable) as original_count
+    from marts.fct_pool_period
+)
+select cert.*,
+    100.0 * (count_begin - receivables_outstanding - receivables_defaulted - receivables_purchased)
+        / original_count as abs_speed,
+    100.0 * (1 - power(1 - (count_begin - receivables_outstanding - receivables_defaulted
+        - receivables_purchased) / greatest(count_begin, 1), 12)) as cpr,
+    100.0 * 12 * excess_collections / nullif(beginning_pool_balance, 0) as excess_spread_percent
+from cert inner join counts using (distribution_date)
+order by distribution_date
+"""
+
+
+def reports_dir() -> Path:
+    return Path(os.environ.get("CAOT_REPORTS_DIR") or PROJECT_ROOT / "data" / "reports")
+
+
+def _statement_html(trust_name: str, date, rows) -> str:
+    body = "".join(
+        f"<tr><td>{html.escape(item)}</td><td>{html.escape(description)}</td>"
+        f'<td>{html.escape(class_id or "")}</td><td class="amt">{display(value, kind)}</td></tr>'
+        for item, description, class_id, value, kind in rows
+    )
+    return (
+        f'<!doctype html><html><head><meta charset="utf-8"><title>Statement to Noteholders '
+        f"{date}</title><style>{STYLE}</style></head><body><h1>STATEMENT TO NOTEHOLDERS</h1>"
+        f"<h2>{html.escape(trust_name)}</h2><h2>Distribution Date {date:%m/%d/%Y}</h2>"
+        f'<table class="lines">{body}</table></body></html>'
+    )
+
+
+def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
+    out = out or reports_dir()
+    (out / "certificates").mkdir(parents=True, exist_ok=True)
+    (out / "statements").mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(published), read_only=True)
+    try:
+        trust_name = con.execute(
+            "select term_value from staging.stg_deal__terms where term_name = 'trust_name'"
+        ).fetchone()[0]
+        periods = con.execute(
+            "select distribution_date, determination_date, collection_period_start_date, "
+            "collection_period_end_date from intermediate.int_waterfall__period_inputs "
+            "order by period_number"
+        ).fetchall()
+        lines = con.execute(
+            "select distribution_date, line, label, value, kind, key, section "
+            "from marts.rpt_servicer_certificate order by distribution_date, line_order"
+        ).fetchall()
+        statements = con.execute(
+            "select s.distribution_date, s.item, s.description, s.class_id, "
+            "s.amount::varchar, coalesce(l.kind, 'money') "
+            "from marts.rpt_noteholder_statement as s "
+            "left join (select distinct key, kind from raw.certificate_layout) as l using (key) "
+            "order by s.distribution_date, s.item_order, s.class_id nulls first, s.key"
+        ).fetchall()
+        pool = con.execute(POOL_SQL).df()
+        notes = con.execute(
+            "select distribution_date, class_id, class_order, ending_balance::double as "
+            "ending_balance, pool_factor::double as pool_factor from marts.fct_note_distribution"
+        ).df()
+    finally:
+        con.close()
+    by_date: dict = {}
+    for date, line, label, value, kind, key, section in lines:
+        by_date.setdefault(date, []).append(
+            {
+                "line": line,
+                "label": label,
+                "value": value,
+                "kind": kind,
+                "key": key,
+                "section": section,
+            }
+        )
+    index = []
+    for distribution, determination, start, end in periods:
+        period = {
+            "distribution_date": distribution,
+            "determination_date": determination,
+            "collection_period_start_date": start,
+            "collection_period_end_date": end,
+        }
+        name = f"certificates/certificate_{distribution}.html"
+        (out / name).write_text(render_certificate(trust_name, period, by_date[distribution]))
+        rows = [r[1:] for r in statements if r[0] == distribution]
+        statement = f"statements/statement_{distribution}.html"
+        (out / statement).write_text(_statement_html(trust_name, distribution, rows))
+        index.append(
+            f'<li>{distribution}: <a href="{name}">certificate</a>, '
+            f'<a href="{statement}">statement to noteholders</a></li>'
+        )
+    for column in pool.columns:
+        if column != "distribution_date":
+            pool[column] = pool[column].astype(float)
+    last = pool.iloc[-1]
+    summary = [
+        ("Distribution Dates", str(len(periods))),
+        ("Last Distribution Date", str(periods[-1][0])),
+        ("Pool Balance (last)", f"${last['ending_pool_balance']:,.2f}"),
+        ("Cumulative net loss (last)", f"{last['cumulative_net_loss_percent']:.2f}%"),
+    ]
+    (out / "performance.html").write_text(render_performance(trust_name, pool, notes, summary))
+    (out / "index.html").write_text(
+        f'<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(trust_name)}'
+        f"</title></head><body><h1>{html.escape(trust_name)}</h1>"
+        f'<p><a href="performance.html">Deal performance report</a></p><ul>{"".join(index)}</ul>'
+        "</body></html>"
+    )
+    return {"certificates": len(periods), "statements": len(periods), "performance": 1}
