@@ -13,6 +13,7 @@ from dagster_project.ingestion.assets import (
     receivable_schedule,
 )
 from dagster_project.publishing import published_warehouse, servicer_reports
+from dagster_project.quality.checks import servicing_criteria
 from dagster_project.resources import WarehouseResource
 from dagster_project.transformation.dbt_assets import DBT_PROJECT, warehouse_models
 
@@ -26,6 +27,7 @@ defs = dg.Definitions(
         published_warehouse,
         servicer_reports,
     ],
+    asset_checks=[servicing_criteria],
     resources={
         "warehouse": WarehouseResource(),
         # The dbt of this interpreter's environment (.venv), whatever PATH says.

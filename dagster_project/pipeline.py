@@ -61,7 +61,7 @@ def run(periods: list[str] | None = None, instance: dg.DagsterInstance | None = 
         ),
     ]
     loaded = (deal_terms, receivable_schedule, market_inputs, monthly_tape)
-    dbt_and_publish = [a for a in assets if a not in loaded]
+    dbt_and_publish = [a for a in assets if a not in loaded] + list(defs.asset_checks)
     steps.append(("dbt build and publish", dbt_and_publish, {}))
     for number, (label, selection, tags) in enumerate(steps, start=1):
         started = time.perf_counter()

@@ -367,10 +367,19 @@ def _plant_breaches(deal, rng, s, flags, obligor_state, interest_method) -> list
             elif kind == "original_term":
                 s["orig_term"][i] = 78
                 s["remaining_term"][i] = min(s["remaining_term"][i], 70)
+                # the schedule stays consistent (2.3(b)): the maturity follows the longer term
+                s["maturity"][i] = due_dates(
+                    s["first_due_day"][i : i + 1], s["first_due_month"][i : i + 1], np.array([77])
+                )[0]
             elif kind == "remaining_term":
                 s["remaining_term"][i] = int(rng.integers(1, 3))
             elif kind == "apr":
                 s["apr_e6"][i] = int(rng.integers(251_000, 279_000))
+            if kind in ("original_term", "apr"):
+                # the payment still amortises the loan at its (breaching) terms: one breach each
+                s["pay"][i] = level_payment_cents(
+                    s["amount"][i : i + 1], s["apr_e6"][i : i + 1], s["orig_term"][i : i + 1]
+                )[0]
             s["last_payment"][i] = min(s["last_payment"][i], cutoff_day)
             breaches.append({"row": int(i), "representation": rep, "kind": kind, "rule": rule})
     return breaches

@@ -9,6 +9,8 @@ from dagster_project.ingestion import schemas
 from dagster_project.ingestion.deal_tables import load_deal_tables
 from dagster_project.ingestion.loader import IngestionError, load_files
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
+from dagster_project.quality.checks import SCHEDULE_CHECK_SPECS, schedule_check_results
+from dagster_project.quality.runs import SCHEDULE_SUITES, summaries, validate_schedule
 from dagster_project.resources import WarehouseResource
 
 FORMATS = ("csv", "csv.gz", "parquet")
@@ -59,14 +61,33 @@ def deal_terms(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
         )
 
 
-@dg.asset(
-    key=["raw", "receivable_schedule"],
-    group_name="ingestion",
-    kinds={"duckdb"},
-    deps=[dg.AssetKey(["raw", "deal_terms"])],
-    description="Schedule 1, the Receivable Schedule as of the Cutoff Date.",
+SCHEDULE_KEY = dg.AssetKey(["raw", "receivable_schedule"])
+REGISTER_KEY = dg.AssetKey(["quality", "eligibility_exceptions"])
+
+
+@dg.multi_asset(
+    name="receivable_schedule",
+    specs=[
+        dg.AssetSpec(
+            SCHEDULE_KEY,
+            description="Schedule 1, the Receivable Schedule as of the Cutoff Date.",
+            group_name="ingestion",
+            kinds={"duckdb"},
+            deps=[dg.AssetKey(["raw", "deal_terms"])],
+        ),
+        dg.AssetSpec(
+            REGISTER_KEY,
+            description="The Section 2.3 breaches the Great Expectations suites found in the "
+            "schedule, one row per receivable and failed expectation (the register's source).",
+            group_name="quality",
+            kinds={"duckdb"},
+            deps=[SCHEDULE_KEY],
+        ),
+    ],
+    check_specs=SCHEDULE_CHECK_SPECS,
 )
 def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    deal = warehouse.deal()
     path = find_file(Path(warehouse.input_dir), "receivable_schedule")
     with warehouse.connect() as con:
         try:
@@ -76,14 +97,28 @@ def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseR
         count, balance = con.execute(
             "select count(*), sum(principal_balance) from raw.receivable_schedule"
         ).fetchone()
-    return dg.MaterializeResult(
+        # The suites run when the schedule changes (or never ran); otherwise their stored
+        # results stand, so a monthly run does not pay for them again.
+        validated = result.changed or not summaries(con, SCHEDULE_SUITES)
+        if validated:
+            context.log.info("validating the Receivable Schedule against Section 2.3")
+            validate_schedule(con, deal)
+        results = summaries(con, SCHEDULE_SUITES)
+        breaches = con.execute("select count(*) from quality.eligibility_exceptions").fetchone()[0]
+    yield dg.MaterializeResult(
+        asset_key=SCHEDULE_KEY,
         metadata={
             "file": str(path),
             "changed": result.changed,
             "receivables": count,
             "cutoff_pool_balance": str(balance),
-        }
+        },
     )
+    yield dg.MaterializeResult(
+        asset_key=REGISTER_KEY,
+        metadata={"breaches": breaches, "validated_this_run": validated},
+    )
+    yield from schedule_check_results(results)
 
 
 MARKET_SPECS = [

@@ -26,3 +26,9 @@
     ({{ div_half_up(numerator_cents ~ ' * 10000000', 'greatest(' ~ denominator_cents ~ ', 1)') }}::decimal(38, 0)
         * 0.0000001)::decimal(12, 7)
 {%- endmacro %}
+
+{#- Simple Interest Method (Art. I): interest in cents on `balance_cents` at the APR (in millionths)
+    for `days` actual days over a 365-day year, half up; no interest for negative spans. -#}
+{% macro simple_interest_cents(balance_cents, apr_e6, days) -%}
+    {{ div_half_up(balance_cents ~ ' * ' ~ apr_e6 ~ ' * greatest(' ~ days ~ ', 0)', '365000000') }}
+{%- endmacro %}

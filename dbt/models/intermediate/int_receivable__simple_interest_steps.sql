@@ -125,10 +125,8 @@ steps as (
                         select
                             case
                                 when event.transaction_type = 'late_fee' then 0::bigint
-                                else {{ div_half_up(
-                                    'previous.balance_cents * previous.apr_e6'
-                                    ' * greatest(event.transaction_date - previous.last_accrual_date, 0)',
-                                    '365000000') }}::bigint
+                                else {{ simple_interest_cents('previous.balance_cents', 'previous.apr_e6',
+                                    'event.transaction_date - previous.last_accrual_date') }}::bigint
                             end as accrued_interest_cents
                     ) as accrual
                 )

@@ -19,9 +19,8 @@ amounts as (
         -- Art. I "Purchase Amount" (ii): unpaid interest at the APR to but excluding the Distribution Date
         case
             when is_purchase_period
-                then unpaid_interest_cents + {{ div_half_up(
-                    'simple_interest_balance_cents * apr_e6_value'
-                    ' * greatest(distribution_date - last_accrual_date, 0)', '365000000') }}
+                then unpaid_interest_cents + {{ simple_interest_cents(
+                    'simple_interest_balance_cents', 'apr_e6_value', 'distribution_date - last_accrual_date') }}
             else 0
         end as purchase_interest_cents,
         {{ to_cents('gross_liquidation_amount - liquidation_expense_amount') }} as liquidation_cents,
@@ -29,9 +28,8 @@ amounts as (
         -- first; later recoveries on a zero Principal Balance are principal
         case
             when is_default_period and first_liquidation_date is not null
-                then unpaid_interest_cents + {{ div_half_up(
-                    'simple_interest_balance_cents * apr_e6_value'
-                    ' * greatest(first_liquidation_date - last_accrual_date, 0)', '365000000') }}
+                then unpaid_interest_cents + {{ simple_interest_cents(
+                    'simple_interest_balance_cents', 'apr_e6_value', 'first_liquidation_date - last_accrual_date') }}
             else 0
         end as liquidation_interest_due_cents
     from (select *, (apr * 1000000)::bigint as apr_e6_value from balances)
@@ -94,6 +92,7 @@ final as (
         reported_interest_collected_amount,
         reported_principal_collected_amount,
         reported_fees_collected_amount,
+        reported_rebate_amount,
         reported_charged_off_principal_amount,
         reported_purchase_amount,
         reported_servicer_advance_amount as simple_interest_advance_amount

@@ -1,0 +1,116 @@
+"""Dagster asset checks that show the suites' results on the assets they validate.
+
+- raw/receivable_schedule: Section 2.3, receivable by receivable (breaches feed the register and
+  the 2.4 repurchase, so they warn and do not stop the run) and for the pool (the cutoff Pool
+  Balance must equal the deal file's: blocking, an ERROR stops everything downstream).
+- the marts: one check per servicing criterion of Exhibit D, all from one run of the
+  servicing_criteria suite. They are blocking so that publication waits for them; a failure is
+  reported with WARN severity because the certificate gate (quality.certificate_gate) withholds
+  exactly the failing periods' certificates (and the later ones) rather than the whole run.
+"""
+
+import dagster as dg
+
+from dagster_project.quality.runs import Summary, validate_servicing
+from dagster_project.quality.validation import data_docs_index
+from dagster_project.resources import WarehouseResource
+
+SCHEDULE = dg.AssetKey(["raw", "receivable_schedule"])
+SCHEDULE_CHECKS = {
+    "receivable_schedule_receivables": (
+        "section_2_3_receivables",
+        "Section 2.3 representations tested on every receivable of the schedule; breaches go to "
+        "the register (marts.fct_eligibility_exception) and are repurchased under 2.4.",
+        False,
+    ),
+    "receivable_schedule_pool": (
+        "section_2_3_pool",
+        "Section 2.3(s) and (v) on the pool, and the cutoff Pool Balance against the deal file "
+        "(blocking: a schedule that is not the deal's stops the run).",
+        True,
+    ),
+}
+SCHEDULE_CHECK_SPECS = [
+    dg.AssetCheckSpec(name, asset=SCHEDULE, description=description, blocking=blocking)
+    for name, description, blocking in SCHEDULE_CHECKS.values()
+]
+
+RECEIVABLE_PERIODS = dg.AssetKey(["marts", "fct_receivable_period"])
+SERVICING_CHECKS = {
+    "1122(d)(4)(v)": (RECEIVABLE_PERIODS, "balances_follow_the_simple_interest_method"),
+    "1122(d)(1)(v)": (RECEIVABLE_PERIODS, "servicer_figures_aggregate_accurately"),
+    "1122(d)(4)(xiv)": (RECEIVABLE_PERIODS, "charge_offs_follow_the_agreement"),
+    "1122(d)(4)(vi)": (RECEIVABLE_PERIODS, "extensions_within_section_3_2"),
+    "1122(d)(4)(iii)": (dg.AssetKey(["marts", "fct_repurchase"]), "repurchases_follow_section_2_4"),
+    "1122(d)(3)(ii)": (
+        dg.AssetKey(["marts", "fct_waterfall"]),
+        "distributions_follow_the_priority_of_payments",
+    ),
+    "1122(d)(4)(xv)": (dg.AssetKey(["marts", "fct_waterfall"]), "reserve_account_rolls_forward"),
+}
+SERVICING_CHECK_SPECS = [
+    dg.AssetCheckSpec(
+        name,
+        asset=key,
+        blocking=True,
+        additional_deps=[dg.AssetKey(["marts", "rpt_servicing_criteria"])],
+        description=f"Regulation AB {criterion} (Exhibit D), every Collection Period; a failing "
+        "period's certificate is withheld.",
+    )
+    for criterion, (key, name) in SERVICING_CHECKS.items()
+]
+
+
+def _table(rows: list[Summary]) -> str:
+    lines = ["| representation | expectation | tested | failed |", "|---|---|---|---|"]
+    lines += [
+        f"| {r.representation} | {r.expectation_name} | {r.element_count} | {r.unexpected_count} |"
+        for r in rows
+    ]
+    return "\n".join(lines)
+
+
+def schedule_check_results(results: list[Summary]):
+    for suite, (name, _description, _blocking) in SCHEDULE_CHECKS.items():
+        rows = [r for r in results if r.suite_name == suite]
+        blocking_failed = any(r.is_blocking and not r.is_success for r in rows)
+        yield dg.AssetCheckResult(
+            asset_key=SCHEDULE,
+            check_name=name,
+            passed=all(r.is_success for r in rows),
+            severity=dg.AssetCheckSeverity.ERROR if blocking_failed else dg.AssetCheckSeverity.WARN,
+            metadata={
+                "expectations": len(rows),
+                "failed_expectations": sum(not r.is_success for r in rows),
+                "failing_rows": sum(r.unexpected_count for r in rows),
+                "results": dg.MetadataValue.md(_table(rows)),
+                "data_docs": str(data_docs_index()),
+            },
+        )
+
+
+@dg.multi_asset_check(specs=SERVICING_CHECK_SPECS, name="servicing_criteria")
+def servicing_criteria(warehouse: WarehouseResource):
+    """Runs the servicing_criteria suite once and reports each criterion on its asset."""
+    deal = warehouse.deal()
+    with warehouse.connect() as con:
+        outcomes, gate = validate_servicing(con, deal)
+    withheld = [row.distribution_date.isoformat() for row in gate if not row.is_publishable]
+    for criterion, (key, name) in SERVICING_CHECKS.items():
+        mine = [o for o in outcomes if o.rule.representation == criterion]
+        failing = sorted({period for o in mine for period, _ in o.offenders})
+        yield dg.AssetCheckResult(
+            asset_key=key,
+            check_name=name,
+            passed=all(o.success for o in mine),
+            severity=dg.AssetCheckSeverity.WARN,
+            metadata={
+                "criterion": criterion,
+                "periods_tested": mine[0].element_count if mine else 0,
+                "failing_periods": ", ".join(failing) or "none",
+                "expectations": dg.MetadataValue.md(
+                    "\n".join(f"- {o.rule.rule}: {o.unexpected_count} failing" for o in mine)
+                ),
+                "certificates_withheld": ", ".join(withheld) or "none",
+            },
+        )

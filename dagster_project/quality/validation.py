@@ -1,0 +1,128 @@
+"""Run a suite on a frame with Great Expectations and keep what auditors and the register need.
+
+The Great Expectations project lives in expectations/ (CAOT_GX_DIR overrides it): a file context
+whose suites, validation definitions and checkpoints are written from the code on each run, and
+whose Data Docs (HTML) are rebuilt by every checkpoint in expectations/gx/uncommitted/data_docs/.
+"""
+
+import math
+import os
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+from dagster_project.deal import PROJECT_ROOT
+from dagster_project.quality.suites import Rule, Suite, to_great_expectations
+
+DATA_SOURCE = "warehouse"
+OFFENDERS_KEPT = 100_000  # every offender is kept; this only bounds a runaway failure
+
+
+def gx_dir() -> Path:
+    return Path(os.environ.get("CAOT_GX_DIR") or PROJECT_ROOT / "expectations")
+
+
+def data_docs_index(root: Path | None = None) -> Path:
+    return (root or gx_dir()) / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    suite: Suite
+    rule: Rule
+    success: bool
+    element_count: int
+    unexpected_count: int
+    offenders: tuple[tuple[str, str], ...]  # (id of the failing row, observed value as text)
+
+
+def observed_text(value, display: str) -> str:
+    """An observed value as the register prints it (exact: cents and millionths are integers)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "missing"
+    if display == "cents":
+        return f"${Decimal(int(value)).scaleb(-2):,.2f}"
+    if display == "apr":
+        return f"{Decimal(int(value)).scaleb(-4):.4f}%"
+    if display == "date":
+        return str(value)[:10]
+    return str(value.item() if hasattr(value, "item") else value)
+
+
+def _great_expectations():
+    """Import Great Expectations with its usage analytics off (no network at run time)."""
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+    import great_expectations
+
+    return great_expectations
+
+
+def _context(gx, root: Path):
+    context = gx.get_context(mode="file", project_root_dir=str(root))
+    progress = context.variables.progress_bars
+    if context.config.analytics_enabled is not False or not progress or progress.get("globally"):
+        context.variables.progress_bars = {"globally": False}  # they flood logs (STACK.md)
+        context.enable_analytics(False)  # also saves the project config
+    return context
+
+
+def validate(frame, suite: Suite, root: Path | None = None) -> list[Outcome]:
+    """Validate `frame` against `suite`; Data Docs are rebuilt for the result."""
+    gx = _great_expectations()
+    context = _context(gx, root or gx_dir())
+    source = context.data_sources.add_or_update_pandas(DATA_SOURCE)
+    names = {asset.name for asset in source.assets}
+    asset = (
+        source.get_asset(suite.name)
+        if suite.name in names
+        else source.add_dataframe_asset(suite.name)
+    )
+    batch = (
+        asset.batch_definitions[0]
+        if asset.batch_definitions
+        else asset.add_batch_definition_whole_dataframe("whole")
+    )
+    expectation_suite = to_great_expectations(suite)
+    for index, expectation in enumerate(expectation_suite.expectations):
+        expectation.meta["rule_index"] = index
+    expectation_suite = context.suites.add_or_update(expectation_suite)
+    definition = context.validation_definitions.add_or_update(
+        gx.ValidationDefinition(name=suite.name, data=batch, suite=expectation_suite)
+    )
+    checkpoint = context.checkpoints.add_or_update(
+        gx.Checkpoint(
+            name=suite.name,
+            validation_definitions=[definition],
+            actions=[gx.checkpoint.UpdateDataDocsAction(name="data_docs")],
+            result_format={
+                "result_format": "COMPLETE",
+                "unexpected_index_column_names": [suite.id_column],
+            },
+        )
+    )
+    result = checkpoint.run(batch_parameters={"dataframe": frame})
+    outcomes = []
+    for validation in result.run_results.values():
+        for item in validation.results:
+            rule = suite.rules[int(item.expectation_config.meta["rule_index"])]
+            if item.exception_info and item.exception_info.get("raised_exception"):
+                raise RuntimeError(
+                    f"suite {suite.name}, expectation {rule.name} could not run: "
+                    f"{item.exception_info.get('exception_message')}"
+                )
+            detail = item.result or {}
+            offenders = tuple(
+                (str(row.get(suite.id_column)), observed_text(row.get(rule.column), rule.display))
+                for row in (detail.get("unexpected_index_list") or [])[:OFFENDERS_KEPT]
+            )
+            outcomes.append(
+                Outcome(
+                    suite=suite,
+                    rule=rule,
+                    success=bool(item.success),
+                    element_count=int(detail.get("element_count") or len(frame)),
+                    unexpected_count=int(detail.get("unexpected_count") or 0),
+                    offenders=offenders,
+                )
+            )
+    return sorted(outcomes, key=lambda o: suite.rules.index(o.rule))

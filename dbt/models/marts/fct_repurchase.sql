@@ -1,0 +1,159 @@
+-- Section 2.4 for every receivable in the breach register: when the Depositor must repurchase it,
+-- for how much, and whether the servicer's tape shows that repurchase (Exhibit A lines 3, 17c, 18c).
+with
+
+exceptions as (
+    select * from {{ ref('fct_eligibility_exception') }}
+),
+
+calendar as (
+    select * from {{ ref('stg_deal__payment_calendar') }}
+),
+
+terms as (
+    select * from {{ ref('stg_deal__terms') }}
+),
+
+balances as (
+    select * from {{ ref('int_receivable_period__principal_balances') }}
+),
+
+receivable_periods as (
+    select * from {{ ref('fct_receivable_period') }}
+),
+
+cure_days as (
+    -- 2.4: the cure runs to the end of the Collection Period that includes the 30th day
+    select term_value::integer as days from terms where term_name = 'repurchase_cure_days'
+),
+
+breached as (
+    -- one repurchase per receivable, however many representations it breaches; breaches are not
+    -- cured in the data (a corrected schedule delivery removes the breach from the register)
+    select
+        receivable_id,
+        string_agg(representation, ', ' order by representation) as representations,
+        min(discovered_date) as discovered_date
+    from exceptions
+    group by receivable_id
+),
+
+due as (
+    -- 2.4: repurchased on the Distribution Date immediately following that Collection Period
+    select
+        breached.*,
+        breached.discovered_date + (select days from cure_days)::integer as cure_deadline_date,
+        calendar.collection_period as due_collection_period,
+        calendar.period_number as due_period_number,
+        calendar.distribution_date as due_distribution_date
+    from breached
+    left join calendar
+        on breached.discovered_date + (select days from cure_days)::integer
+        between calendar.collection_period_start_date and calendar.collection_period_end_date
+),
+
+exits as (
+    -- the first period end at which the receivable left the pool other than by purchase
+    select
+        receivable_id,
+        min(period_number) filter (where is_defaulted) as default_period_number,
+        min(period_number) filter (
+            where simple_interest_balance_cents = 0 and not is_defaulted
+        ) as paid_off_period_number
+    from balances
+    group by receivable_id
+),
+
+reported as (
+    -- the repurchase the servicer's tape shows
+    select
+        receivable_id,
+        collection_period as reported_collection_period,
+        period_number as reported_period_number,
+        reported_purchase_amount
+    from receivable_periods
+    where is_purchase_period
+),
+
+at_due as (
+    select
+        due.*,
+        balances.simple_interest_balance_cents,
+        balances.unpaid_interest_cents,
+        balances.last_accrual_date,
+        (balances.apr * 1000000)::bigint as apr_e6,
+        exits.default_period_number,
+        exits.paid_off_period_number,
+        (select max(period_number) from balances) as last_loaded_period_number
+    from due
+    left join balances
+        on due.receivable_id = balances.receivable_id and due.due_period_number = balances.period_number
+    left join exits on due.receivable_id = exits.receivable_id
+),
+
+purchase_amounts as (
+    select
+        *,
+        -- Art. I "Purchase Amount": the Principal Balance plus interest accrued and unpaid at the
+        -- APR to but excluding the Distribution Date of the repurchase
+        coalesce(simple_interest_balance_cents, 0) as purchase_principal_cents,
+        case
+            when simple_interest_balance_cents > 0
+                then unpaid_interest_cents + {{ simple_interest_cents(
+                    'simple_interest_balance_cents', 'apr_e6', 'due_distribution_date - last_accrual_date') }}
+            else 0
+        end as purchase_finance_charge_cents
+    from at_due
+),
+
+classified as (
+    select
+        purchase_amounts.*,
+        reported.reported_collection_period,
+        reported.reported_purchase_amount,
+        case
+            when purchase_amounts.default_period_number < purchase_amounts.due_period_number
+                then 'defaulted_before_due'
+            when purchase_amounts.paid_off_period_number <= purchase_amounts.due_period_number
+                and reported.receivable_id is null
+                then 'paid_off_before_due'
+            when purchase_amounts.due_period_number > purchase_amounts.last_loaded_period_number
+                and reported.receivable_id is null
+                then 'pending'
+            when reported.receivable_id is null then 'not_repurchased'
+            when reported.reported_period_number < purchase_amounts.due_period_number then 'repurchased_early'
+            when reported.reported_period_number > purchase_amounts.due_period_number then 'repurchased_late'
+            when {{ to_cents('reported.reported_purchase_amount') }}
+                <> purchase_amounts.purchase_principal_cents + purchase_amounts.purchase_finance_charge_cents
+                then 'amount_differs'
+            else 'repurchased'
+        end as repurchase_status
+    from purchase_amounts
+    left join reported on purchase_amounts.receivable_id = reported.receivable_id
+),
+
+final as (
+    select
+        -- ids
+        receivable_id,
+        due_collection_period as collection_period,
+        -- attributes
+        representations,
+        repurchase_status,
+        repurchase_status in ('repurchased', 'defaulted_before_due', 'paid_off_before_due', 'pending')
+        as is_as_agreed,
+        repurchase_status not in ('defaulted_before_due', 'paid_off_before_due') as is_repurchase_required,
+        reported_collection_period,
+        -- amounts (Exhibit A line 3 and 18c: principal; line 17c: finance charge)
+        {{ from_cents('purchase_principal_cents') }} as purchase_principal_amount,
+        {{ from_cents('purchase_finance_charge_cents') }} as purchase_finance_charge_amount,
+        {{ from_cents('purchase_principal_cents + purchase_finance_charge_cents') }} as purchase_amount,
+        reported_purchase_amount,
+        -- dates
+        discovered_date,
+        cure_deadline_date,
+        due_distribution_date as distribution_date
+    from classified
+)
+
+select * from final

@@ -1,0 +1,199 @@
+-- One row per Collection Period: the servicing criteria of Regulation AB Item 1122(d) (Exhibit D)
+-- and the servicing covenants that the data can show, each as a count or an amount that is zero
+-- when the period complies. The Great Expectations tape suite validates these columns (one
+-- expectation each) and a failure withholds the period's certificate; dbt tests hold the
+-- waterfall's own invariants (sources equal uses, seniority) at zero on every build.
+with
+
+receivable_periods as (
+    select * from {{ ref('fct_receivable_period') }}
+),
+
+reconciliation as (
+    select * from {{ ref('rpt_balance_reconciliation') }}
+),
+
+repurchases as (
+    select * from {{ ref('fct_repurchase') }}
+),
+
+waterfall_dates as (
+    select * from {{ ref('int_waterfall__distribution_dates') }}
+),
+
+waterfall_steps as (
+    select * from {{ ref('fct_waterfall') }}
+),
+
+notes as (
+    select * from {{ ref('fct_note_distribution') }}
+),
+
+classes as (
+    select * from {{ ref('stg_deal__classes') }}
+),
+
+calendar as (
+    select * from {{ ref('stg_deal__payment_calendar') }}
+),
+
+terms as (
+    select * from {{ ref('stg_deal__terms') }}
+),
+
+final_maturity as (
+    -- Art. I "Final Scheduled Maturity Date"
+    select term_value::date as final_scheduled_maturity_date
+    from terms
+    where term_name = 'final_scheduled_maturity_date'
+),
+
+receivable_history as (
+    select
+        *,
+        lag(reported_ending_balance) over receivable_order as previous_reported_ending_balance,
+        lead(period_number) over receivable_order as next_period_number
+    from receivable_periods
+    window receivable_order as (partition by receivable_id order by period_number)
+),
+
+tape_measures as (
+    select
+        collection_period,
+        count(*) as receivable_periods_tested,
+        -- 1122(d)(1)(v): the servicer's figures aggregate accurately: each receivable's ending
+        -- balance is its beginning balance less principal, rebates and charge-off (zero once
+        -- purchased), and it begins where the previous period ended
+        count(*) filter (
+            where reported_ending_balance <> case
+                when reported_status = 'purchased' then 0
+                else reported_beginning_balance - reported_principal_collected_amount
+                    - reported_rebate_amount - reported_charged_off_principal_amount
+            end
+        ) as servicer_roll_forward_break_count,
+        count(*) filter (
+            where reported_beginning_balance <> previous_reported_ending_balance
+        ) as servicer_continuity_break_count,
+        -- 1122(d)(4)(xiv): charge-offs recorded as Art. I "Defaulted Receivable" requires (120+
+        -- days, repossessed and sold, or uncollectible; the Principal Balance at that period end)
+        count(*) filter (
+            where reported_charged_off_principal_amount <> defaulted_principal_amount
+        ) as charge_off_mismatch_count,
+        -- 3.2 (1122(d)(4)(vi)): extensions never carry a receivable past the Final Scheduled
+        -- Maturity Date
+        count(*) filter (
+            where maturity_date > (select final_scheduled_maturity_date from final_maturity)
+        ) as extension_beyond_final_date_count
+    from receivable_history
+    group by collection_period
+),
+
+missing_receivables as (
+    -- a receivable outstanding at a period end must be on the next period's tape
+    select
+        calendar.collection_period,
+        count(*) as missing_receivable_count
+    from receivable_history
+    inner join calendar on calendar.period_number = receivable_history.period_number + 1
+    where
+        receivable_history.is_outstanding
+        and receivable_history.period_number + 1 <= (select max(period_number) from receivable_periods)
+        and receivable_history.next_period_number is distinct from receivable_history.period_number + 1
+    group by calendar.collection_period
+),
+
+balance_mismatches as (
+    -- 1122(d)(4)(v): the servicer's Principal Balances agree with the Simple Interest Method
+    select
+        collection_period,
+        count(distinct receivable_id) as balance_mismatch_count
+    from reconciliation
+    group by collection_period
+),
+
+repurchase_exceptions as (
+    -- 2.4 (1122(d)(4)(iii)): breaches are repurchased when and for the amount the agreement says
+    select
+        collection_period,
+        count(*) filter (where not is_as_agreed) as repurchase_exception_count
+    from repurchases
+    group by collection_period
+),
+
+funds_applied as (
+    select
+        distribution_date,
+        sum(amount_paid) filter (where funded_from = 'available_funds') as paid_from_available_funds
+    from waterfall_steps
+    group by distribution_date
+),
+
+waterfall_measures as (
+    -- 1122(d)(3)(ii): amounts due to investors allocated in the priority of payments
+    select
+        waterfall_dates.distribution_date,
+        -- Available Funds (Available Collections plus the Reserve Account Draw Amount) are exactly
+        -- what the priority of payments pays plus the Excess Collections
+        {{ from_cents(
+            'waterfall_dates.available_funds - ' ~ to_cents('funds_applied.paid_from_available_funds')
+        ) }} as sources_minus_uses_amount,
+        {{ from_cents(
+            'waterfall_dates.available_collections_cents + waterfall_dates.reserve_draw'
+            ' - waterfall_dates.available_funds') }} as available_funds_difference_amount,
+        -- the Reserve Account rolls forward from its beginning to its ending balance (4.7)
+        {{ from_cents(
+            'waterfall_dates.reserve_beginning_balance + waterfall_dates.reserve_earnings_cents'
+            ' - waterfall_dates.reserve_draw + waterfall_dates.paid_reserve_deposit'
+            ' - waterfall_dates.reserve_to_principal - waterfall_dates.reserve_to_successor_servicer'
+            ' - waterfall_dates.reserve_to_certificateholder - waterfall_dates.reserve_balance_end') }}
+        as reserve_roll_forward_difference_amount
+    from waterfall_dates
+    inner join funds_applied on waterfall_dates.distribution_date = funds_applied.distribution_date
+),
+
+seniority as (
+    -- Indenture 2.8(d): no class is paid principal while a class ahead of it in the principal
+    -- order still has a balance after the distribution
+    select
+        junior.distribution_date,
+        count(*) as seniority_violation_count
+    from notes as junior
+    inner join classes as junior_class on junior.class_id = junior_class.class_id
+    inner join notes as senior on junior.distribution_date = senior.distribution_date
+    inner join classes as senior_class
+        on senior.class_id = senior_class.class_id
+        and senior_class.principal_order < junior_class.principal_order
+    where junior.principal_paid_amount > 0 and senior.ending_balance > 0
+    group by junior.distribution_date
+),
+
+final as (
+    select
+        -- ids
+        calendar.collection_period,
+        calendar.period_number,
+        -- dates
+        calendar.distribution_date,
+        -- measures (zero when the period complies)
+        tape_measures.receivable_periods_tested,
+        coalesce(balance_mismatches.balance_mismatch_count, 0) as balance_mismatch_count,
+        tape_measures.servicer_roll_forward_break_count,
+        tape_measures.servicer_continuity_break_count,
+        coalesce(missing_receivables.missing_receivable_count, 0) as missing_receivable_count,
+        tape_measures.charge_off_mismatch_count,
+        tape_measures.extension_beyond_final_date_count,
+        coalesce(repurchase_exceptions.repurchase_exception_count, 0) as repurchase_exception_count,
+        waterfall_measures.sources_minus_uses_amount,
+        waterfall_measures.available_funds_difference_amount,
+        waterfall_measures.reserve_roll_forward_difference_amount,
+        coalesce(seniority.seniority_violation_count, 0) as seniority_violation_count
+    from tape_measures
+    inner join calendar on tape_measures.collection_period = calendar.collection_period
+    left join balance_mismatches on tape_measures.collection_period = balance_mismatches.collection_period
+    left join missing_receivables on tape_measures.collection_period = missing_receivables.collection_period
+    left join repurchase_exceptions on tape_measures.collection_period = repurchase_exceptions.collection_period
+    left join waterfall_measures on calendar.distribution_date = waterfall_measures.distribution_date
+    left join seniority on calendar.distribution_date = seniority.distribution_date
+)
+
+select * from final
