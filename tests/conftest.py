@@ -43,6 +43,7 @@ def run_pipeline(paths: dict) -> int:
         "CAOT_WAREHOUSE_WORK": str(paths["work"]),
         "CAOT_WAREHOUSE": str(paths["published"]),
         "CAOT_REPORTS_DIR": str(paths["reports"]),
+        "CAOT_GX_DIR": str(paths["gx"]),
     }
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
@@ -66,6 +67,7 @@ def built_warehouse(small_deal, tmp_path_factory) -> dict:
         "work": folder / "work.duckdb",
         "published": folder / "warehouse.duckdb",
         "reports": folder / "reports",
+        "gx": folder / "gx",
     }
     assert run_pipeline(paths) == 0
     return paths

@@ -316,16 +316,24 @@ def build_schedule(deal: Deal, receivables: int, rng: np.random.Generator) -> Sc
     interest_method = np.full(n, "simple", dtype=object)
     breaches = _plant_breaches(deal, rng, frame_state, flags, obligor_state, interest_method)
 
-    # Exact total: spread the remaining cents over the receivables that breach nothing.
-    residual = target - int(frame_state["balance"].sum())
-    clean = np.setdiff1d(np.arange(n), [b["row"] for b in breaches])
-    each, rest = divmod(residual, len(clean))
-    frame_state["balance"][clean] += each
-    frame_state["balance"][clean[:rest]] += 1
-    assert int(frame_state["balance"].sum()) == target
+    _hit_pool_balance(frame_state, target, [b["row"] for b in breaches])
 
     frame = _frame(deal, rng, frame_state, flags, obligor_state, interest_method)
     return Schedule(frame=frame, state=frame_state, breaches=breaches)
+
+
+def _hit_pool_balance(s: dict, target: int, breached: list[int]) -> None:
+    """Spread the cents left to reach the cutoff Pool Balance over the receivables that breach
+    nothing: an increase in proportion to each one's room under its Amount Financed (no balance
+    passes it, 2.3(b)), a decrease in proportion to its balance."""
+    residual = target - int(s["balance"].sum())
+    clean = np.setdiff1d(np.arange(len(s["balance"])), breached)
+    weights = (s["amount"] - s["balance"])[clean] if residual > 0 else s["balance"][clean]
+    share = residual * weights // weights.sum()
+    rest = residual - int(share.sum())  # 0 <= rest < len(clean): one more cent to the first ones
+    share[np.argsort(-weights, kind="stable")[:rest]] += 1
+    s["balance"][clean] += share
+    assert int(s["balance"].sum()) == target
 
 
 def _plant_breaches(deal, rng, s, flags, obligor_state, interest_method) -> list[dict]:

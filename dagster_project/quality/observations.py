@@ -46,9 +46,10 @@ select
     count(*) as receivable_count,
     (sum(principal_balance) * 100)::bigint as cutoff_pool_balance_cents,
     -- 2.3(s), (v): shares of and weighted averages over the Pool Balance
-    (sum(principal_balance) filter (where vehicle_new_used = 'new')
+    -- (a share with no vehicles of its kind is 0, not NULL: expectations skip NULLs)
+    (coalesce(sum(principal_balance) filter (where vehicle_new_used = 'new'), 0)
         / sum(principal_balance))::double as new_vehicle_share,
-    (sum(principal_balance) filter (where vehicle_new_used = 'used')
+    (coalesce(sum(principal_balance) filter (where vehicle_new_used = 'used'), 0)
         / sum(principal_balance))::double as used_vehicle_share,
     (sum(remaining_term * principal_balance) / sum(principal_balance))::double
     as weighted_average_remaining_term

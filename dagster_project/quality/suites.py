@@ -404,22 +404,35 @@ SERVICING_MEASURES = (
 
 
 def servicing_criteria_suite(deal: Deal) -> Suite:
+    zero = tuple(
+        Rule(
+            representation,
+            "ExpectColumnValuesToBeBetween",
+            column,
+            _between(column, 0, 0),
+            rule,
+            blocking=True,
+            also=also,
+        )
+        for column, representation, rule, also in SERVICING_MEASURES
+    )
+    # expectations skip NULLs: a period the measure could not be computed for must fail too
+    measured = tuple(
+        Rule(
+            representation,
+            "ExpectColumnValuesToNotBeNull",
+            column,
+            {"column": column},
+            f"{column} measured for the period",
+            blocking=True,
+        )
+        for column, representation, _rule, _also in SERVICING_MEASURES
+    )
     return Suite(
         "servicing_criteria",
         "Monthly tapes and waterfall, one row per Collection Period (marts.rpt_servicing_criteria)",
         "collection_period",
-        tuple(
-            Rule(
-                representation,
-                "ExpectColumnValuesToBeBetween",
-                column,
-                _between(column, 0, 0),
-                rule,
-                blocking=True,
-                also=also,
-            )
-            for column, representation, rule, also in SERVICING_MEASURES
-        ),
+        zero + measured,
     )
 
 

@@ -1,13 +1,8 @@
 """The deal performance report: the plots a trustee or investor reads at a glance."""
 
-import base64
 import html
-import io
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from dagster_project.reports.plots import new_figure, png_base64
 
 PLOTS = (
     ("paydown", "Pool Balance and Note Balances by class"),
@@ -20,42 +15,29 @@ PLOTS = (
 )
 
 
-def _png(figure) -> str:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(figure)
-    return base64.b64encode(buffer.getvalue()).decode()
-
-
-def _figure():
-    figure, axis = plt.subplots(figsize=(8.5, 3.4))
-    axis.grid(alpha=0.3)
-    return figure, axis
-
-
 def plot_all(pool, notes) -> dict[str, str]:
     """pool: one row per Distribution Date (floats, for drawing only); notes: per date and class."""
     out = {}
     dates = pool["distribution_date"]
 
-    figure, axis = _figure()
+    figure, axis = new_figure()
     wide = notes.pivot(index="distribution_date", columns="class_id", values="ending_balance")
     order = list(dict.fromkeys(notes.sort_values("class_order")["class_id"]))
     axis.stackplot(wide.index, [wide[c] / 1e6 for c in order], labels=order, alpha=0.85)
     axis.plot(dates, pool["ending_pool_balance"] / 1e6, color="black", label="Pool Balance")
     axis.set_ylabel("$ millions")
     axis.legend(ncol=5, fontsize=7)
-    out["paydown"] = _png(figure)
+    out["paydown"] = png_base64(figure)
 
-    figure, axis = _figure()
+    figure, axis = new_figure()
     factors = notes.pivot(index="distribution_date", columns="class_id", values="pool_factor")
     for c in order:
         axis.plot(factors.index, factors[c], label=c)
     axis.set_ylim(0, 1.05)
     axis.legend(ncol=4, fontsize=7)
-    out["factors"] = _png(figure)
+    out["factors"] = png_base64(figure)
 
-    figure, axis = _figure()
+    figure, axis = new_figure()
     for bucket, label in (("31_60", "31-60"), ("61_90", "61-90"), ("91_plus", "91+")):
         share = pool[f"delinquent_{bucket}_balance"] / pool["ending_pool_balance"].where(
             pool["ending_pool_balance"] > 0
@@ -63,14 +45,14 @@ def plot_all(pool, notes) -> dict[str, str]:
         axis.plot(dates, share * 100, label=f"{label} days")
     axis.set_ylabel("% of Pool Balance")
     axis.legend(fontsize=7)
-    out["delinquency"] = _png(figure)
+    out["delinquency"] = png_base64(figure)
 
-    figure, axis = _figure()
+    figure, axis = new_figure()
     axis.plot(dates, pool["cumulative_net_loss_percent"], color="firebrick")
     axis.set_ylabel("%")
-    out["losses"] = _png(figure)
+    out["losses"] = png_base64(figure)
 
-    figure, axis = _figure()
+    figure, axis = new_figure()
     axis.plot(dates, pool["abs_speed"], label="ABS (% of original count per month)")
     axis2 = axis.twinx()
     axis2.plot(dates, pool["cpr"], color="darkorange", label="CPR (%)")
@@ -78,14 +60,14 @@ def plot_all(pool, notes) -> dict[str, str]:
     axis2.set_ylabel("CPR %")
     axis.legend(loc="upper left", fontsize=7)
     axis2.legend(loc="upper right", fontsize=7)
-    out["prepayment"] = _png(figure)
+    out["prepayment"] = png_base64(figure)
 
-    figure, axis = _figure()
+    figure, axis = new_figure()
     axis.plot(dates, pool["excess_spread_percent"], color="seagreen")
     axis.set_ylabel("% per year")
-    out["excess_spread"] = _png(figure)
+    out["excess_spread"] = png_base64(figure)
 
-    figure, axis = _figure()
+    figure, axis = new_figure()
     axis.plot(dates, pool["reserve_balance"] / 1e6, label="Reserve Account")
     axis.plot(dates, pool["required_reserve"] / 1e6, "--", label="Required Reserve Account Amount")
     axis.plot(dates, pool["overcollateralization"] / 1e6, label="Overcollateralization")
@@ -97,7 +79,7 @@ def plot_all(pool, notes) -> dict[str, str]:
     )
     axis.set_ylabel("$ millions")
     axis.legend(fontsize=7)
-    out["credit_enhancement"] = _png(figure)
+    out["credit_enhancement"] = png_base64(figure)
     return out
 
 

@@ -1,9 +1,11 @@
 """Write the documents people read from the published warehouse into data/reports/.
 
 certificates/certificate_<date>.html per Distribution Date, statements/statement_<date>.html
-(Section 4.9) and performance.html (plots), with index.html linking them. Read-only on the
-published copy, so it never blocks the pipeline. Plots convert money to floats for drawing only;
-every printed amount comes from the DECIMAL columns as text.
+(Section 4.9), performance.html (plots) and auditor/index.html (Section 2.3 and Exhibit D), with
+index.html linking them. A Distribution Date the certificate gate withholds (a blocking
+expectation failed for its period or an earlier one) gets a page that says why, and no figures.
+Read-only on the published copy, so it never blocks the pipeline. Plots convert money to floats for
+drawing only; every printed amount comes from the DECIMAL columns as text.
 """
 
 import html
@@ -12,6 +14,8 @@ from pathlib import Path
 
 import duckdb
 
+from dagster_project.quality.validation import data_docs_index
+from dagster_project.reports.auditor import write_auditor_report
 from dagster_project.reports.certificate_html import STYLE, display, render_certificate
 from dagster_project.reports.performance import render_performance
 
@@ -74,6 +78,17 @@ def _statement_html(trust_name: str, date, rows) -> str:
     )
 
 
+def _withheld_html(trust_name: str, what: str, date, reason: str) -> str:
+    return (
+        f'<!doctype html><html><head><meta charset="utf-8"><title>{what} {date} withheld</title>'
+        f"<style>{STYLE}</style></head><body><h1>{what.upper()}</h1>"
+        f"<h2>{html.escape(trust_name)}</h2><h2>Distribution Date {date:%m/%d/%Y}</h2>"
+        "<p><b>Withheld.</b> A blocking data-quality expectation failed, so this document is not "
+        f"published:</p><p>{html.escape(reason)}</p>"
+        '<p>See the <a href="../auditor/index.html">auditor report</a>.</p></body></html>'
+    )
+
+
 def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
     out = out or reports_dir()
     (out / "certificates").mkdir(parents=True, exist_ok=True)
@@ -104,6 +119,14 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
             "select distribution_date, class_id, class_order, ending_balance::double as "
             "ending_balance, pool_factor::double as pool_factor from marts.fct_note_distribution"
         ).df()
+        gate = dict(
+            (date, reason)
+            for date, reason in con.execute(
+                "select distribution_date, withheld_reason from quality.certificate_gate "
+                "where not is_publishable"
+            ).fetchall()
+        )
+        auditor = write_auditor_report(con, out / "auditor", data_docs_index())
     finally:
         con.close()
     by_date: dict = {}
@@ -127,9 +150,19 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
             "collection_period_end_date": end,
         }
         name = f"certificates/certificate_{distribution}.html"
+        statement = f"statements/statement_{distribution}.html"
+        if distribution in gate:
+            reason = gate[distribution]
+            (out / name).write_text(
+                _withheld_html(trust_name, "Monthly Servicer's Certificate", distribution, reason)
+            )
+            (out / statement).write_text(
+                _withheld_html(trust_name, "Statement to Noteholders", distribution, reason)
+            )
+            index.append(f'<li>{distribution}: <b>withheld</b> (<a href="{name}">why</a>)</li>')
+            continue
         (out / name).write_text(render_certificate(trust_name, period, by_date[distribution]))
         rows = [r[1:] for r in statements if r[0] == distribution]
-        statement = f"statements/statement_{distribution}.html"
         (out / statement).write_text(_statement_html(trust_name, distribution, rows))
         index.append(
             f'<li>{distribution}: <a href="{name}">certificate</a>, '
@@ -149,7 +182,15 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
     (out / "index.html").write_text(
         f'<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(trust_name)}'
         f"</title></head><body><h1>{html.escape(trust_name)}</h1>"
-        f'<p><a href="performance.html">Deal performance report</a></p><ul>{"".join(index)}</ul>'
-        "</body></html>"
+        f'<p><a href="performance.html">Deal performance report</a> · '
+        f'<a href="auditor/index.html">Auditor report</a> (Section 2.3, Exhibit D)</p>'
+        f"<ul>{''.join(index)}</ul></body></html>"
     )
-    return {"certificates": len(periods), "statements": len(periods), "performance": 1}
+    published_count = len(periods) - len(gate)
+    return {
+        "certificates": published_count,
+        "statements": published_count,
+        "certificates_withheld": len(gate),
+        "breaches": auditor["breaches"],
+        "performance": 1,
+    }
