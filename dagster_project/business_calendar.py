@@ -139,3 +139,11 @@ def period_for_collection_month(deal: Deal, collection_period: str) -> PaymentPe
         if period.collection_period == collection_period:
             return period
     raise KeyError(f"{collection_period} is not a Collection Period of {deal.deal_id}")
+
+
+def period_determined_on(deal: Deal, day: dt.date) -> PaymentPeriod | None:
+    """The period whose Determination Date (Art. I: the 9th, or the next Business Day) is `day`."""
+    for period in payment_periods(deal):
+        if period.determination_date == day:
+            return period
+    return None

@@ -12,6 +12,9 @@ from dagster_project.ingestion.assets import (
     monthly_tape,
     receivable_schedule,
 )
+from dagster_project.ingestion.determination_schedule import determination_date_schedule
+from dagster_project.ingestion.inbox_sensor import monthly_delivery_sensor
+from dagster_project.ingestion.monthly_job import monthly_servicing_job
 from dagster_project.publishing import published_warehouse, servicer_reports
 from dagster_project.quality.checks import servicing_criteria
 from dagster_project.resources import WarehouseResource
@@ -28,6 +31,9 @@ defs = dg.Definitions(
         servicer_reports,
     ],
     asset_checks=[servicing_criteria],
+    jobs=[monthly_servicing_job],
+    schedules=[determination_date_schedule],
+    sensors=[monthly_delivery_sensor],
     resources={
         "warehouse": WarehouseResource(),
         # The dbt of this interpreter's environment (.venv), whatever PATH says.

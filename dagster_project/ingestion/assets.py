@@ -170,11 +170,13 @@ TAPE_SPECS = [
 def monthly_tape(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     deal = warehouse.deal()
     keys = context.partition_keys
+    # A run the inbox sensor launched reads its delivery where it landed (one partition).
+    landed = context.run.tags.get("caot/delivery_dir") if len(keys) == 1 else None
     loaded, unchanged, failures = [], [], []
     with warehouse.connect() as con:
         for number, key in enumerate(keys, start=1):
             period = period_for_collection_month(deal, key)
-            folder = warehouse.deliveries_dir / key
+            folder = Path(landed) if landed else warehouse.deliveries_dir / key
             files = [
                 (schemas.LOAN_STATUS, find_file(folder, "loan_status")),
                 (schemas.PAYMENT_TRANSACTIONS, find_file(folder, "payment_transactions")),
