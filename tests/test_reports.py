@@ -1,35 +1,87 @@
-"""The rendered documents: a certificate and a statement for every Distribution Date, the plots."""
+"""The rendered documents: a certificate and a statement (HTML and PDF) for every Distribution Date,
+the performance report's plots; the PDF pages are rendered to images and read back."""
+
+from decimal import Decimal
 
 import duckdb
+import pypdfium2 as pdfium
+import pytest
+
+from dagster_project.reports.document import display
 
 
-def test_every_distribution_date_has_a_rendered_certificate_and_statement(built_warehouse):
-    reports = built_warehouse["reports"]
+@pytest.fixture(scope="module")
+def dates_and_pools(built_warehouse):
     con = duckdb.connect(str(built_warehouse["published"]), read_only=True)
-    dates = [
-        r[0]
-        for r in con.execute(
-            "select distinct distribution_date from marts.rpt_servicer_certificate order by 1"
-        ).fetchall()
-    ]
-    first_pool = con.execute(
-        "select value from marts.rpt_servicer_certificate "
-        "where distribution_date = ? and line = '5'",
-        [dates[0]],
-    ).fetchone()[0]
+    rows = con.execute(
+        "select distribution_date, value from marts.rpt_servicer_certificate "
+        "where line = '5' order by 1"
+    ).fetchall()
     con.close()
-    for date in dates:
+    return rows
+
+
+def _pdf_text_and_ink(path) -> tuple[str, list[float]]:
+    """All pages' text, and per page the share of pixels that are not white (it was drawn)."""
+    pdf = pdfium.PdfDocument(str(path))
+    text, ink = [], []
+    for index in range(len(pdf)):
+        page = pdf[index]
+        text.append(page.get_textpage().get_text_range())
+        image = page.render(scale=0.5).to_pil().convert("L")
+        pixels = list(image.getdata())
+        ink.append(sum(1 for p in pixels if p < 200) / len(pixels))
+    pdf.close()
+    return "\n".join(text), ink
+
+
+def test_every_distribution_date_has_a_certificate_and_a_statement(
+    built_warehouse, dates_and_pools
+):
+    reports = built_warehouse["reports"]
+    for date, _pool in dates_and_pools:
         certificate = (reports / "certificates" / f"certificate_{date}.html").read_text()
-        assert "MONTHLY SERVICER'S CERTIFICATE" in certificate
+        assert "MONTHLY SERVICER&#x27;S CERTIFICATE" in certificate
         assert f"{date:%m/%d/%Y}" in certificate
         for line in ("1.", "8.", "29.", "45.", "78.", "80."):
             assert f'<td class="no">{line}</td>' in certificate, (date, line)
         statement = (reports / "statements" / f"statement_{date}.html").read_text()
         assert "(xxii)" in statement and "(i)" in statement
-    first = (reports / "certificates" / f"certificate_{dates[0]}.html").read_text()
-    assert "$39,678.33" in first and "$78,602.15" in first  # Art. I first-period interest
-    assert f"${float(first_pool):,.2f}" in first
-    performance = (reports / "performance.html").read_text()
-    assert performance.count("data:image/png;base64,") == 7
+        for stem in (f"certificates/certificate_{date}", f"statements/statement_{date}"):
+            assert (reports / f"{stem}.pdf").stat().st_size > 1000, stem
     index = (reports / "index.html").read_text()
-    assert index.count("certificate</a>") == len(dates)
+    assert index.count("certificate (<a") == len(dates_and_pools)
+
+
+def test_certificate_pdf_pages_render_and_show_the_key_figures(built_warehouse, dates_and_pools):
+    reports = built_warehouse["reports"]
+    for date, pool in (dates_and_pools[0], dates_and_pools[-1]):
+        text, ink = _pdf_text_and_ink(reports / "certificates" / f"certificate_{date}.pdf")
+        assert len(ink) >= 3  # Exhibit A runs to several pages
+        assert all(share > 0.005 for share in ink), ink  # every page has something drawn on it
+        assert "MONTHLY SERVICER'S CERTIFICATE" in text
+        assert f"{date:%m/%d/%Y}" in text
+        assert display(pool, "money") in text  # line 5
+        for label in ("Available Funds", "Reserve Account Deficiency", "Delinquency Analysis"):
+            assert label in text, label
+    first, _ = _pdf_text_and_ink(
+        reports / "certificates" / f"certificate_{dates_and_pools[0][0]}.pdf"
+    )
+    for amount in ("39,678.33", "99,341.39", "78,602.15", "240,890.00", "37,187.50"):
+        assert f"${amount}" in first  # Art. I first-period Monthly Interest
+    text, ink = _pdf_text_and_ink(reports / "statements" / f"statement_{dates_and_pools[0][0]}.pdf")
+    assert "STATEMENT TO NOTEHOLDERS" in text and "(xxii)" in text and ink[0] > 0.005
+
+
+def test_the_html_certificate_prints_exact_amounts(built_warehouse, dates_and_pools):
+    date, pool = dates_and_pools[0]
+    page = (built_warehouse["reports"] / "certificates" / f"certificate_{date}.html").read_text()
+    assert f"${Decimal(pool):,.2f}" in page
+    assert "$39,678.33" in page and "$78,602.15" in page
+
+
+def test_performance_report_has_every_plot(built_warehouse):
+    performance = (built_warehouse["reports"] / "performance.html").read_text()
+    assert performance.count("data:image/png;base64,") == 7
+    for title in ("Pool Balance and Note Balances", "Delinquency", "Cumulative net loss", "CPR"):
+        assert title in performance

@@ -1,11 +1,14 @@
 """Write the documents people read from the published warehouse into data/reports/.
 
-certificates/certificate_<date>.html per Distribution Date, statements/statement_<date>.html
-(Section 4.9), performance.html (plots) and auditor/index.html (Section 2.3 and Exhibit D), with
-index.html linking them. A Distribution Date the certificate gate withholds (a blocking
-expectation failed for its period or an earlier one) gets a page that says why, and no figures.
-Read-only on the published copy, so it never blocks the pipeline. Plots convert money to floats for
-drawing only; every printed amount comes from the DECIMAL columns as text.
+- certificates/certificate_<date>.html and .pdf for every Distribution Date (Exhibit A);
+- statements/statement_<date>.html and .pdf (Section 4.9);
+- performance.html (plots) and auditor/index.html (Section 2.3 and Exhibit D);
+- index.html linking them.
+
+A Distribution Date the certificate gate withholds (a blocking expectation failed for its period or
+an earlier one) gets a page that says why, and no figures. Read-only on the published copy, so it
+never blocks the pipeline. Plots convert money to floats for drawing only; every printed amount
+comes from the DECIMAL columns as text.
 """
 
 import html
@@ -16,7 +19,13 @@ import duckdb
 
 from dagster_project.quality.validation import data_docs_index
 from dagster_project.reports.auditor import write_auditor_report
-from dagster_project.reports.certificate_html import STYLE, display, render_certificate
+from dagster_project.reports.document import (
+    certificate_document,
+    statement_document,
+    withheld_document,
+)
+from dagster_project.reports.html_render import render_html
+from dagster_project.reports.pdf_render import render_pdf
 from dagster_project.reports.performance import render_performance
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -64,29 +73,10 @@ def reports_dir() -> Path:
     return Path(os.environ.get("CAOT_REPORTS_DIR") or PROJECT_ROOT / "data" / "reports")
 
 
-def _statement_html(trust_name: str, date, rows) -> str:
-    body = "".join(
-        f"<tr><td>{html.escape(item)}</td><td>{html.escape(description)}</td>"
-        f'<td>{html.escape(class_id or "")}</td><td class="amt">{display(value, kind)}</td></tr>'
-        for item, description, class_id, value, kind in rows
-    )
-    return (
-        f'<!doctype html><html><head><meta charset="utf-8"><title>Statement to Noteholders '
-        f"{date}</title><style>{STYLE}</style></head><body><h1>STATEMENT TO NOTEHOLDERS</h1>"
-        f"<h2>{html.escape(trust_name)}</h2><h2>Distribution Date {date:%m/%d/%Y}</h2>"
-        f'<table class="lines">{body}</table></body></html>'
-    )
-
-
-def _withheld_html(trust_name: str, what: str, date, reason: str) -> str:
-    return (
-        f'<!doctype html><html><head><meta charset="utf-8"><title>{what} {date} withheld</title>'
-        f"<style>{STYLE}</style></head><body><h1>{what.upper()}</h1>"
-        f"<h2>{html.escape(trust_name)}</h2><h2>Distribution Date {date:%m/%d/%Y}</h2>"
-        "<p><b>Withheld.</b> A blocking data-quality expectation failed, so this document is not "
-        f"published:</p><p>{html.escape(reason)}</p>"
-        '<p>See the <a href="../auditor/index.html">auditor report</a>.</p></body></html>'
-    )
+def _write(document, out: Path, stem: str) -> None:
+    """`stem`.html and `stem`.pdf under `out`."""
+    (out / f"{stem}.html").write_text(render_html(document), encoding="utf-8")
+    render_pdf(document, out / f"{stem}.pdf")
 
 
 def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
@@ -149,24 +139,26 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
             "collection_period_start_date": start,
             "collection_period_end_date": end,
         }
-        name = f"certificates/certificate_{distribution}.html"
-        statement = f"statements/statement_{distribution}.html"
+        certificate = f"certificates/certificate_{distribution}"
+        statement = f"statements/statement_{distribution}"
         if distribution in gate:
-            reason = gate[distribution]
-            (out / name).write_text(
-                _withheld_html(trust_name, "Monthly Servicer's Certificate", distribution, reason)
+            for stem, title in (
+                (certificate, "Monthly Servicer's Certificate"),
+                (statement, "Statement to Noteholders"),
+            ):
+                _write(withheld_document(trust_name, title, distribution, gate[distribution]),
+                       out, stem)  # fmt: skip
+            index.append(
+                f'<li>{distribution}: <b>withheld</b> (<a href="{certificate}.html">why</a>)</li>'
             )
-            (out / statement).write_text(
-                _withheld_html(trust_name, "Statement to Noteholders", distribution, reason)
-            )
-            index.append(f'<li>{distribution}: <b>withheld</b> (<a href="{name}">why</a>)</li>')
             continue
-        (out / name).write_text(render_certificate(trust_name, period, by_date[distribution]))
-        rows = [r[1:] for r in statements if r[0] == distribution]
-        (out / statement).write_text(_statement_html(trust_name, distribution, rows))
+        _write(certificate_document(trust_name, period, by_date[distribution]), out, certificate)
+        items = [r[1:] for r in statements if r[0] == distribution]
+        _write(statement_document(trust_name, distribution, items), out, statement)
         index.append(
-            f'<li>{distribution}: <a href="{name}">certificate</a>, '
-            f'<a href="{statement}">statement to noteholders</a></li>'
+            f'<li>{distribution}: certificate (<a href="{certificate}.html">HTML</a>, '
+            f'<a href="{certificate}.pdf">PDF</a>), statement to noteholders '
+            f'(<a href="{statement}.html">HTML</a>, <a href="{statement}.pdf">PDF</a>)</li>'
         )
     for column in pool.columns:
         if column != "distribution_date":

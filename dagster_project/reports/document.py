@@ -1,0 +1,154 @@
+"""The documents people read, as rows that both renderers (HTML and PDF) lay out the same way.
+
+The certificate keeps Exhibit A's line numbers, labels and headings; amounts are right-aligned
+with $ and commas, in two columns where Exhibit A has them (lines 8 and 9: beginning and end of
+period; line 78: number of loans and principal balance). Every amount is printed from the exact
+DECIMAL text of the warehouse; nothing is rounded here except where the kind says how to print.
+"""
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+TWO_COLUMN = {"_begin": "_end", "_count": "_balance"}
+
+
+@dataclass(frozen=True)
+class Row:
+    kind: str  # "section" (a heading), "columns" (two column titles), "line"
+    number: str = ""  # printed line number ("8.") or Section 4.9 item ("(ix)")
+    label: str = ""
+    amounts: tuple[str, ...] = ()  # one or two right-aligned cells
+    indent: bool = False
+    total: bool = False
+
+
+@dataclass(frozen=True)
+class Document:
+    title: str
+    subtitles: tuple[str, ...]
+    facts: tuple[tuple[str, str], ...]  # (label, value) shown under the title
+    rows: tuple[Row, ...] = ()
+    notice: str = ""  # shown instead of rows (a withheld document says why)
+    column_titles: tuple[str, str] = ("", "")
+    links: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (text, href)
+
+
+def display(value: str | None, kind: str) -> str:
+    """A warehouse value (exact text) as the certificate prints it."""
+    if value is None:
+        return ""
+    if kind == "money":
+        return f"${Decimal(value):,.2f}"
+    if kind == "count":
+        return f"{int(Decimal(value)):,}"
+    if kind == "factor":
+        return f"{Decimal(value):.7f}"
+    if kind == "percent":
+        return f"{Decimal(value):.2f}%"
+    if kind == "rate":
+        return f"{Decimal(value):.5f}%"
+    if kind == "months":
+        return f"{Decimal(value):.2f} months"
+    if kind == "flag":
+        return {"1.0000000": "Yes", "0.0000000": "No"}.get(value, value)
+    return value
+
+
+def _split(line: str) -> tuple[str, str, str]:
+    """'8a_begin' -> ('8', 'a', '_begin')."""
+    match = re.fullmatch(r"(\d+)([a-z]?)(_[a-z]+)?", line)
+    number, letter, column = match.groups()
+    return number, letter, column or ""
+
+
+def _is_total(label: str) -> bool:
+    return "sum" in label or label.startswith("Total")
+
+
+def _period_facts(period: dict) -> tuple[tuple[str, str], ...]:
+    start: dt.date = period["collection_period_start_date"]
+    end: dt.date = period["collection_period_end_date"]
+    return (
+        ("Collection Period", f"{start:%m/%d/%y}-{end:%m/%d/%y}"),
+        ("Determination Date", f"{period['determination_date']:%m/%d/%Y}"),
+        ("Distribution Date", f"{period['distribution_date']:%m/%d/%Y}"),
+    )
+
+
+def certificate_document(trust_name: str, period: dict, lines: list[dict]) -> Document:
+    """`lines`: rows of marts.rpt_servicer_certificate for one date, in line order."""
+    rows: list[Row] = []
+    section = None
+    shown: set[str] = set()
+    by_line = {row["line"]: row for row in lines}
+    for row in lines:
+        number, letter, column = _split(row["line"])
+        if column in TWO_COLUMN.values():
+            continue  # printed beside its pair
+        if row["section"] != section:
+            section = row["section"]
+            rows.append(Row("section", label=section))
+        first = display(row["value"], row["kind"])
+        if column:
+            if number not in shown:
+                heads = (
+                    ("Beginning of Period", "End of Period")
+                    if column == "_begin"
+                    else ("Number of Loans", "Principal Balance")
+                )
+                title = {"class_balance": "Note Balances", "class_factor": "Pool Factors"}.get(
+                    row["key"].split("_begin")[0], "Delinquency Analysis"
+                )
+                rows.append(Row("columns", f"{number}.", title, heads))
+            pair = by_line.get(row["line"].replace(column, TWO_COLUMN[column]))
+            second = display(pair["value"], pair["kind"]) if pair else ""
+            rows.append(
+                Row("line", "", f"{letter}. {row['label']}", (first, second), True,
+                    _is_total(row["label"]))
+            )  # fmt: skip
+        elif letter:
+            rows.append(
+                Row("line", "" if number in shown else f"{number}.", f"{letter}. {row['label']}",
+                    (first,), True, _is_total(row["label"]))
+            )  # fmt: skip
+        else:
+            rows.append(Row("line", f"{number}.", row["label"], (first,), False, False))
+        shown.add(number)
+    return Document(
+        title="MONTHLY SERVICER'S CERTIFICATE",
+        subtitles=("CARMAX BUSINESS SERVICES, LLC", trust_name.upper()),
+        facts=_period_facts(period),
+        rows=tuple(rows),
+    )
+
+
+def statement_document(trust_name: str, distribution: dt.date, items: list[tuple]) -> Document:
+    """Section 4.9 items (i) to (xxii): (item, description, class_id, value, kind) rows."""
+    rows = tuple(
+        Row(
+            "line",
+            item,
+            f"{description} ({class_id})" if class_id else description,
+            (display(value, kind),),
+        )
+        for item, description, class_id, value, kind in items
+    )
+    return Document(
+        title="STATEMENT TO NOTEHOLDERS",
+        subtitles=(trust_name, "Section 4.9 of the Sale and Servicing Agreement"),
+        facts=(("Distribution Date", f"{distribution:%m/%d/%Y}"),),
+        rows=rows,
+    )
+
+
+def withheld_document(trust_name: str, title: str, distribution: dt.date, reason: str) -> Document:
+    return Document(
+        title=title.upper(),
+        subtitles=(trust_name,),
+        facts=(("Distribution Date", f"{distribution:%m/%d/%Y}"),),
+        notice="Withheld. A blocking data-quality expectation failed, so this document is not "
+        f"published: {reason}",
+        links=(("auditor report", "../auditor/index.html"),),
+    )

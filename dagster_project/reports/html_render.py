@@ -1,0 +1,58 @@
+"""A Document as an HTML page: the form's layout, amounts right-aligned, printable."""
+
+import html
+
+from dagster_project.reports.document import Document
+
+STYLE = """
+body { font-family: Georgia, 'Times New Roman', serif; margin: 2em auto; max-width: 52em;
+  color: #111; }
+h1, h2 { text-align: center; margin: 0.2em 0; } h1 { font-size: 1.3em; } h2 { font-size: 1.1em; }
+table.head td { padding: 0 1.5em 0 0; }
+table.lines { width: 100%; border-collapse: collapse; margin-top: 0.5em; }
+table.lines td { padding: 1px 6px; vertical-align: top; }
+td.no { width: 3.5em; } td.sub { padding-left: 2em; }
+td.amt { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; width: 11em; }
+tr.section td { font-weight: bold; padding-top: 1em; border-bottom: 1px solid #999; }
+tr.total td { border-top: 1px solid #ccc; }
+th { text-align: right; font-weight: normal; font-style: italic; }
+p.notice { border: 2px solid #a40000; padding: 1em; }
+@media print { body { margin: 0; } }
+"""
+
+
+def _row(row) -> str:
+    e = html.escape
+    if row.kind == "section":
+        return f'<tr class="section"><td colspan="4">{e(row.label)}</td></tr>'
+    if row.kind == "columns":
+        return (
+            f'<tr><td class="no">{e(row.number)}</td><td>{e(row.label)}</td>'
+            f"<th>{e(row.amounts[0])}</th><th>{e(row.amounts[1])}</th></tr>"
+        )
+    cells = ("", *row.amounts) if len(row.amounts) == 1 else row.amounts
+    label_class = ' class="sub"' if row.indent else ""
+    total = ' class="total"' if row.total else ""
+    return (
+        f'<tr{total}><td class="no">{e(row.number)}</td><td{label_class}>{e(row.label)}</td>'
+        + "".join(f'<td class="amt">{e(cell)}</td>' for cell in cells)
+        + "</tr>"
+    )
+
+
+def render_html(document: Document) -> str:
+    e = html.escape
+    facts = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in document.facts)
+    subtitles = "".join(f"<h2>{e(s)}</h2>" for s in document.subtitles)
+    links = " ".join(f'<a href="{e(href)}">{e(text)}</a>' for text, href in document.links)
+    body = (
+        f'<p class="notice">{e(document.notice)}</p><p>{links}</p>'
+        if document.notice
+        else f'<table class="lines">{"".join(_row(r) for r in document.rows)}</table>'
+    )
+    title = f"{document.title} {document.facts[-1][1] if document.facts else ''}"
+    return (
+        f'<!doctype html><html><head><meta charset="utf-8"><title>{e(title)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{e(document.title)}</h1>{subtitles}"
+        f'<table class="head">{facts}</table>{body}</body></html>'
+    )

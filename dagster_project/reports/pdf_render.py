@@ -1,0 +1,82 @@
+"""A Document as a PDF (reportlab): letter pages laid out like the HTML, page numbers below."""
+
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import LETTER
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import inch
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from dagster_project.reports.document import Document
+
+STYLES = getSampleStyleSheet()
+TITLE = ParagraphStyle("title", parent=STYLES["Title"], fontSize=13, spaceAfter=2)
+SUBTITLE = ParagraphStyle("subtitle", parent=STYLES["Heading2"], fontSize=10.5, alignment=1)
+CELL = ParagraphStyle("cell", parent=STYLES["BodyText"], fontSize=8, leading=9.5)
+INDENTED = ParagraphStyle("indented", parent=CELL, leftIndent=12)
+SECTION = ParagraphStyle("section", parent=CELL, fontName="Helvetica-Bold", fontSize=8.5)
+WIDTHS = (0.45 * inch, 4.35 * inch, 1.35 * inch, 1.35 * inch)
+
+
+def _footer(canvas, document) -> None:
+    canvas.saveState()
+    canvas.setFont("Helvetica", 7)
+    canvas.drawRightString(LETTER[0] - 0.6 * inch, 0.45 * inch, f"page {document.page}")
+    canvas.restoreState()
+
+
+def render_pdf(document: Document, path: Path) -> Path:
+    story = [Paragraph(escape(document.title), TITLE)]
+    story += [Paragraph(escape(s), SUBTITLE) for s in document.subtitles]
+    facts = Table(
+        [[escape(k), escape(v)] for k, v in document.facts], colWidths=(1.6 * inch, 2.4 * inch)
+    )
+    facts.setStyle(
+        TableStyle([("FONTSIZE", (0, 0), (-1, -1), 8.5), ("LEFTPADDING", (0, 0), (-1, -1), 0)])
+    )
+    story += [facts, Spacer(1, 8)]
+    if document.notice:
+        story.append(Paragraph(escape(document.notice), SECTION))
+    else:
+        data, style = (
+            [],
+            [
+                ("FONTSIZE", (0, 0), (-1, -1), 8),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("ALIGN", (2, 0), (3, -1), "RIGHT"),
+                ("TOPPADDING", (0, 0), (-1, -1), 1),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
+            ],
+        )
+        for index, row in enumerate(document.rows):
+            if row.kind == "section":
+                data.append([Paragraph(escape(row.label), SECTION), "", "", ""])
+                style += [
+                    ("SPAN", (0, index), (-1, index)),
+                    ("LINEBELOW", (0, index), (-1, index), 0.6, colors.grey),
+                    ("TOPPADDING", (0, index), (-1, index), 7),
+                ]
+                continue
+            label = Paragraph(escape(row.label), INDENTED if row.indent else CELL)
+            cells = ["", *row.amounts] if len(row.amounts) == 1 else list(row.amounts)
+            data.append([row.number, label, *cells])
+            if row.kind == "columns":
+                style.append(("FONTNAME", (2, index), (3, index), "Helvetica-Oblique"))
+            if row.total:
+                style.append(("LINEABOVE", (2, index), (3, index), 0.4, colors.lightgrey))
+        table = Table(data, colWidths=WIDTHS, repeatRows=0)
+        table.setStyle(TableStyle(style))
+        story.append(table)
+    pdf = SimpleDocTemplate(
+        str(path),
+        pagesize=LETTER,
+        title=f"{document.title} {document.facts[-1][1] if document.facts else ''}",
+        leftMargin=0.6 * inch,
+        rightMargin=0.6 * inch,
+        topMargin=0.6 * inch,
+        bottomMargin=0.7 * inch,
+    )
+    pdf.build(story, onFirstPage=_footer, onLaterPages=_footer)
+    return path
