@@ -15,9 +15,59 @@ from dagster_project.transformation.dbt_assets import warehouse_models
     description="data/warehouse.duckdb: the finished warehouse, swapped in atomically.",
 )
 def published_warehouse(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    with warehouse.connect(read_only=True) as con:
+        figures = headline_figures(con)
     path = warehouse_files.publish(Path(warehouse.work_path), Path(warehouse.published_path))
-    size = path.stat().st_size
-    return dg.MaterializeResult(metadata={"path": str(path), "bytes": size})
+    return dg.MaterializeResult(
+        metadata={"path": str(path), "bytes": path.stat().st_size, **figures}
+    )
+
+
+# The certificate lines shown on the asset page (Dagster plots numeric metadata across runs).
+HEADLINE_LINES = {
+    "pool_balance": "ending_pool_balance",
+    "note_balance": "class_balance_end:total",
+    "available_funds": "available_funds_amount",
+    "excess_collections": "excess_collections_amount",
+    "reserve_account_balance": "reserve_account_ending_balance",
+    "overcollateralization": "overcollateralization_amount",
+    "cumulative_net_loss_percent": "cumulative_net_loss_percent",
+}
+
+
+def headline_figures(con) -> dict:
+    """Row counts and the latest publishable certificate's main figures, for the asset page.
+
+    Floats here only feed the UI's plots; the exact DECIMAL figures are in the warehouse."""
+    latest = con.execute(
+        "select max(distribution_date) from quality.certificate_gate where is_publishable"
+    ).fetchone()[0]
+    withheld = con.execute(
+        "select count(*) from quality.certificate_gate where not is_publishable"
+    ).fetchone()[0]
+    counts = con.execute(
+        "select (select count(*) from marts.dim_receivable), "
+        "(select count(*) from marts.fct_receivable_period), "
+        "(select count(*) from marts.fct_eligibility_exception)"
+    ).fetchone()
+    figures: dict = {
+        "receivables": counts[0],
+        "receivable_periods": counts[1],
+        "eligibility_breaches": counts[2],
+        "certificates_withheld": withheld,
+        "latest_publishable_distribution_date": str(latest),
+    }
+    if latest is not None:
+        rows = con.execute(
+            "select key, amount from marts.rpt_servicer_certificate "
+            "where distribution_date = ? and list_contains(?, key)",
+            [latest, list(HEADLINE_LINES.values())],
+        ).fetchall()
+        amounts = dict(rows)
+        for name, key in HEADLINE_LINES.items():
+            if amounts.get(key) is not None:
+                figures[name] = dg.MetadataValue.float(float(amounts[key]))
+    return figures
 
 
 @dg.asset(

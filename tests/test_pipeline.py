@@ -55,6 +55,24 @@ def test_staging_drops_obligor_personal_data(built_warehouse):
         assert "obligor_key" in columns
 
 
+def test_no_obligor_name_or_street_address_reaches_any_model_or_quality_table(built_warehouse):
+    """Not only the columns: no text value anywhere past raw holds a name or a street address."""
+    with duckdb.connect(str(built_warehouse["published"]), read_only=True) as con:
+        text_columns = con.execute(
+            "select table_schema, table_name, column_name from information_schema.columns "
+            "where table_schema in ('staging', 'intermediate', 'marts', 'quality') "
+            "and data_type = 'VARCHAR'"
+        ).fetchall()
+        assert len(text_columns) > 20
+        for schema, table, column in text_columns:
+            leaked = con.execute(
+                f'select count(*) from {schema}.{table} where "{column}" in '
+                "(select obligor_name from raw.receivable_schedule union all "
+                "select obligor_street_address from raw.receivable_schedule)"
+            ).fetchone()[0]
+            assert leaked == 0, (schema, table, column)
+
+
 def test_rerunning_the_pipeline_changes_nothing(built_warehouse):
     def snapshot():
         with duckdb.connect(str(built_warehouse["published"]), read_only=True) as con:
