@@ -30,7 +30,7 @@ dbt/target/manifest.json: $(STAMP) $(shell find dbt/models dbt/macros dbt/tests 
 
 run: $(STAMP) dbt/target/manifest.json
 	$(BIN)/python -m dagster_project.generator --if-absent
-	$(BIN)/python -m dagster_project.pipeline
+	$(BIN)/python -m dagster_project.pipeline --wait 600
 
 test: $(STAMP) dbt/target/manifest.json
 	$(BIN)/ruff check dagster_project tests

@@ -31,7 +31,32 @@ def _delivered_periods(warehouse) -> list[str]:
     return [key for key in keys if (folder / key).is_dir()]
 
 
-def run(periods: list[str] | None = None, instance: dg.DagsterInstance | None = None) -> int:
+def run(
+    periods: list[str] | None = None,
+    instance: dg.DagsterInstance | None = None,
+    wait_seconds: float = 0.0,
+) -> int:
+    """The whole pipeline, holding the warehouse's run lock (a second run waits or fails)."""
+    try:
+        with warehouse_files.run_lock(warehouse_files.work_path(), wait_seconds):
+            return _run(periods, instance)
+    except warehouse_files.WarehouseBusy as busy:
+        print(f"not run: {busy}", file=sys.stderr)
+        return 75  # EX_TEMPFAIL: try again when the other run has finished
+
+
+def _report_gate(published: str) -> None:
+    """Say which certificates are withheld and why (the quality gate of the published run)."""
+    with warehouse_files.connect(published, read_only=True) as con:
+        withheld = con.execute(
+            "select distribution_date, withheld_reason from quality.certificate_gate "
+            "where not is_publishable order by distribution_date"
+        ).fetchall()
+    for date, reason in withheld:
+        print(f"certificate for {date} WITHHELD: {reason}", file=sys.stderr)
+
+
+def _run(periods: list[str] | None, instance: dg.DagsterInstance | None) -> int:
     instance = instance or dg.DagsterInstance.get()
     # Resources read their paths from the environment now, not when the module was imported.
     warehouse = WarehouseResource(
@@ -84,14 +109,22 @@ def run(periods: list[str] | None = None, instance: dg.DagsterInstance | None = 
             return 1
         print(f"[{number}/{len(steps)}] done in {seconds:.1f}s", flush=True)
     print(f"warehouse published at {warehouse.published_path}")
+    _report_gate(warehouse.published_path)
     return 0
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--period", action="append", help="load only these periods (YYYY-MM)")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="if another run holds the warehouse, wait this long for it (default: fail at once)",
+    )
     args = parser.parse_args(argv)
-    return run(args.period)
+    return run(args.period, wait_seconds=args.wait)
 
 
 if __name__ == "__main__":

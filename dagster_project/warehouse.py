@@ -5,8 +5,10 @@ The pipeline writes a working file (data/work/warehouse.duckdb). Readers use the
 a half-written run and never blocks the pipeline (DuckDB allows one writing process; STACK.md).
 """
 
+import fcntl
 import os
 import shutil
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -39,6 +41,38 @@ def connect(path: Path | str, read_only: bool = False):
         yield con
     finally:
         con.close()
+
+
+class WarehouseBusy(RuntimeError):
+    """Another run holds the warehouse."""
+
+
+@contextmanager
+def run_lock(work: Path, wait_seconds: float = 0.0):
+    """Hold the warehouse for one run: a second run waits up to `wait_seconds`, then fails with a
+    clear message, and never interleaves its writes with the first one's. The lock is the
+    kernel's (flock): a killed run releases it."""
+    work.parent.mkdir(parents=True, exist_ok=True)
+    handle = (work.parent / f"{work.name}.lock").open("a+")
+    deadline = time.monotonic() + wait_seconds
+    try:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise WarehouseBusy(
+                        f"another run is writing {work} (lock {handle.name}); not starting"
+                    ) from None
+                time.sleep(0.5)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
+        yield
+    finally:
+        handle.close()  # closing the file releases the lock
 
 
 @contextmanager

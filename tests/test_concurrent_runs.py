@@ -1,0 +1,105 @@
+"""Readers during a run, and two runs at once, with the real pipeline in subprocesses."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+
+def pipeline_env(small_deal: Path, folder: Path) -> dict:
+    home = folder / "dagster_home"
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
+    return {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "CAOT_INPUT_DIR": str(small_deal),
+        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
+        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
+        "CAOT_REPORTS_DIR": str(folder / "reports"),
+        "CAOT_GX_DIR": str(folder / "gx"),
+    }
+
+
+def start(env: dict, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "dagster_project.pipeline", *args],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def holds_lock(folder: Path, pid: int) -> bool:
+    lock = folder / "work" / "warehouse.duckdb.lock"
+    return lock.exists() and lock.read_text().strip() == f"pid {pid}"
+
+
+def state(published: Path) -> tuple:
+    """What a reader sees: periods built, the last pool balance, tape rows loaded."""
+    con = duckdb.connect(str(published), read_only=True)
+    try:
+        return con.execute(
+            "select (select count(*) from marts.fct_pool_period), "
+            "(select ending_pool_balance from marts.fct_pool_period order by period_number desc "
+            "limit 1), (select count(*) from raw.loan_status)"
+        ).fetchone()
+    finally:
+        con.close()
+
+
+def test_readers_see_the_previous_complete_state_and_a_second_run_waits_or_fails_cleanly(
+    small_deal, tmp_path
+):
+    env = pipeline_env(small_deal, tmp_path)
+    periods = sorted(p.name for p in (small_deal / "deliveries").iterdir())
+    first = start(env, *[arg for p in periods[:-6] for arg in ("--period", p)])
+    output, _ = first.communicate(timeout=600)
+    assert first.returncode == 0, output
+    before = state(tmp_path / "warehouse.duckdb")
+    assert before[0] == len(periods) - 6
+
+    second = start(env)  # every period: six more to load, everything rebuilt
+    seen, errors, refused, waiting = [], [], None, None
+    while second.poll() is None:
+        if refused is None and holds_lock(tmp_path, second.pid):
+            refused = subprocess.run(
+                [sys.executable, "-m", "dagster_project.pipeline"],
+                env=env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            waiting = start(env, "--wait", "600")
+        try:
+            seen.append(state(tmp_path / "warehouse.duckdb"))
+        except duckdb.Error as error:  # a reader must never fail
+            errors.append(repr(error))
+        time.sleep(0.2)
+    output = second.stdout.read()
+    assert second.returncode == 0, output
+    after = state(tmp_path / "warehouse.duckdb")
+
+    assert errors == []
+    assert after[0] == len(periods) and after != before
+    assert set(seen) <= {before, after}  # never a half-written run
+    assert seen.count(before) >= 3  # readers were served the previous state during the run
+
+    # the run started while the first held the warehouse refused at once, and said why
+    assert refused is not None and refused.returncode == 75
+    assert "another run is writing" in refused.stderr
+    # the one told to wait ran after it, and found nothing new to load
+    output, _ = waiting.communicate(timeout=600)
+    assert waiting.returncode == 0, output
+    assert state(tmp_path / "warehouse.duckdb") == after
