@@ -175,8 +175,92 @@ def row_checks(
     return f"select * from ({sql}) order by 1, 2", params
 
 
+def _table_exists(con, table: str) -> bool:
+    return bool(
+        con.execute(
+            "select count(*) from information_schema.tables "
+            "where table_schema = 'raw' and table_name = ?",
+            [table],
+        ).fetchone()[0]
+    )
+
+
+def _loaded(con, scope: str) -> bool:
+    return _table_exists(con, "loan_status") and bool(
+        con.execute("select count(*) from raw.loan_status where scope = ?", [scope]).fetchone()[0]
+    )
+
+
+def _money(column: str, alias: str = "") -> str:
+    prefix = f"{alias}." if alias else ""
+    return f'try_cast({prefix}"{column}" as decimal(18, 2))'
+
+
+def tape_consistency_checks(con, period_start: dt.date) -> tuple[str, list]:
+    """The loan-level tape against itself and against what is loaded before it:
+
+    - the ending balance follows from the beginning balance less principal collected, rebates
+      and charge-off (zero once purchased);
+    - each receivable begins the period at the balance it ended the previous one (the first
+      period: its Principal Balance in the Receivable Schedule);
+    - every receivable outstanding at the end of the previous period is on the tape.
+    A previous period not loaded yet cannot be compared; the servicing criteria catch it later.
+    """
+    table = stage_table("loan_status")
+    begin, end = (
+        "reportingPeriodBeginningLoanBalanceAmount",
+        "reportingPeriodActualEndBalanceAmount",
+    )
+    parts = [
+        f"select _row, '{end}', 'ending balance does not follow from the beginning balance, "
+        f'principal, rebates and charge-off\', "{end}" from {table} '
+        f"where {_money(end)} is distinct from case when \"loanStatus\" = 'purchased' then 0 "
+        f"else {_money(begin)} - {_money('actualPrincipalCollectedAmount')} "
+        f"- {_money('rebateAmount')} - {_money('chargedoffPrincipalAmount')} end "
+        f"and {_money(begin)} is not null and {_money(end)} is not null"
+    ]
+    params: list = []
+    previous = f"{period_start - dt.timedelta(days=1):%Y-%m}"
+    cutoff = (
+        con.execute(
+            "select max(value)::date from raw.deal_terms where term = 'cutoff_date'"
+        ).fetchone()[0]
+        if _table_exists(con, "deal_terms")
+        else None
+    )
+    if cutoff is not None and period_start == cutoff + dt.timedelta(days=1):
+        # the first Collection Period begins at the schedule's Principal Balances
+        parts.append(
+            f"select stage._row, '{begin}', 'beginning balance is not the Principal Balance in "
+            f"the Receivable Schedule (' || schedule.principal_balance || ')', "
+            f'stage."{begin}" from {table} as stage inner join raw.receivable_schedule as '
+            f'schedule on schedule.receivable_id = stage."assetNumber" '
+            f"where {_money(begin, 'stage')} <> schedule.principal_balance"
+        )
+    elif _loaded(con, previous):
+        parts.append(
+            f"select stage._row, '{begin}', 'beginning balance is not the ending balance of "
+            f'{previous} (\' || prior."{end}" || \')\', stage."{begin}" from {table} as stage '
+            f"inner join raw.loan_status as prior on prior.scope = ? "
+            f'and prior."assetNumber" = stage."assetNumber" '
+            f'where {_money(begin, "stage")} <> prior."{end}"'
+        )
+        parts.append(
+            f"select null, 'assetNumber', 'receivable outstanding at the end of {previous} is "
+            f'missing from the tape\', prior."assetNumber" from raw.loan_status as prior '
+            f'where prior.scope = ? and prior."{end}" > 0 and prior."assetNumber" not in '
+            f'(select "assetNumber" from {table})'
+        )
+        params += [previous, previous]
+    return " union all ".join(parts), params
+
+
 def check_rows(con, schema: FileSchema, path: Path, period_start=None, period_end=None):
     sql, params = row_checks(schema, period_start, period_end)
+    if schema.kind == "loan_status" and period_start:
+        extra_sql, extra_params = tape_consistency_checks(con, period_start)
+        sql = f"select * from ({sql}) union all {extra_sql} order by 1 nulls last, 2"
+        params = params + extra_params
     return [
         Finding(str(path), row, field, reason, value)
         for row, field, reason, value in con.execute(sql, params).fetchall()
