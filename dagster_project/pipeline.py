@@ -31,6 +31,18 @@ def _delivered_periods(warehouse) -> list[str]:
     return [key for key in keys if (folder / key).is_dir()]
 
 
+def contiguous(periods: list[str]) -> list[list[str]]:
+    """Consecutive Collection Periods grouped: ['2016-01', '2016-02', '2016-04'] -> 2 groups."""
+    keys = COLLECTION_PERIODS.get_partition_keys()
+    stretches: list[list[str]] = []
+    for period in sorted(periods, key=keys.index):
+        if stretches and keys.index(period) == keys.index(stretches[-1][-1]) + 1:
+            stretches[-1].append(period)
+        else:
+            stretches.append([period])
+    return stretches
+
+
 def run(
     periods: list[str] | None = None,
     instance: dg.DagsterInstance | None = None,
@@ -75,16 +87,21 @@ def _run(periods: list[str] | None, instance: dg.DagsterInstance | None) -> int:
             "deal terms, schedule, market inputs",
             [deal_terms, receivable_schedule, market_inputs],
             {},
-        ),
-        (
-            f"monthly tapes {periods[0]}..{periods[-1]} ({len(periods)} periods)",
-            [monthly_tape],
-            {
-                "dagster/asset_partition_range_start": periods[0],
-                "dagster/asset_partition_range_end": periods[-1],
-            },
-        ),
+        )
     ]
+    # One backfill per stretch of consecutive delivered periods: a period not delivered is not
+    # loaded (the certificate gate withholds the ones after it until it arrives).
+    for stretch in contiguous(periods):
+        steps.append(
+            (
+                f"monthly tapes {stretch[0]}..{stretch[-1]} ({len(stretch)} periods)",
+                [monthly_tape],
+                {
+                    "dagster/asset_partition_range_start": stretch[0],
+                    "dagster/asset_partition_range_end": stretch[-1],
+                },
+            )
+        )
     loaded = (deal_terms, receivable_schedule, market_inputs, monthly_tape)
     dbt_and_publish = [a for a in assets if a not in loaded] + list(defs.asset_checks)
     steps.append(("dbt build and publish", dbt_and_publish, {}))

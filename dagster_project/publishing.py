@@ -1,10 +1,12 @@
 """The published warehouse: a complete, consistent snapshot for readers."""
 
+import datetime as dt
 from pathlib import Path
 
 import dagster as dg
 
 from dagster_project import warehouse as warehouse_files
+from dagster_project.certificate_versions import record_versions
 from dagster_project.resources import WarehouseResource
 from dagster_project.transformation.dbt_assets import warehouse_models
 
@@ -15,11 +17,21 @@ from dagster_project.transformation.dbt_assets import warehouse_models
     description="data/warehouse.duckdb: the finished warehouse, swapped in atomically.",
 )
 def published_warehouse(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
-    with warehouse.connect(read_only=True) as con:
+    with warehouse.connect() as con:
+        versions = record_versions(con, dt.datetime.now(dt.UTC))
         figures = headline_figures(con)
+    for date, version in versions:
+        if version > 1:
+            context.log.warning(f"certificate for {date} restated: version {version}")
     path = warehouse_files.publish(Path(warehouse.work_path), Path(warehouse.published_path))
     return dg.MaterializeResult(
-        metadata={"path": str(path), "bytes": path.stat().st_size, **figures}
+        metadata={
+            "path": str(path),
+            "bytes": path.stat().st_size,
+            "certificate_versions_recorded": len(versions),
+            "certificates_restated": ", ".join(str(d) for d, v in versions if v > 1) or "none",
+            **figures,
+        }
     )
 
 
@@ -80,6 +92,8 @@ def servicer_reports(context: dg.AssetExecutionContext, warehouse: WarehouseReso
     from dagster_project.reports.writer import reports_dir, write_reports
 
     out = reports_dir()
-    counts = write_reports(Path(warehouse.published_path), out)
+    counts = warehouse_files.publish_folder(
+        lambda folder: write_reports(Path(warehouse.published_path), folder), out
+    )
     context.log.info(f"wrote {counts['certificates']} certificates and statements to {out}")
     return dg.MaterializeResult(metadata={"path": str(out), **counts})

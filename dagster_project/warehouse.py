@@ -9,7 +9,7 @@ import fcntl
 import os
 import shutil
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import duckdb
@@ -87,12 +87,45 @@ def transaction(con):
     con.execute("commit")
 
 
+class PublishError(RuntimeError):
+    """The warehouse or the reports could not be published; what was published stands."""
+
+
 def publish(work: Path, published: Path) -> Path:
     """Copy the finished working warehouse beside the published one, then rename over it."""
     with connect(work) as con:
         con.execute("checkpoint")
-    published.parent.mkdir(parents=True, exist_ok=True)
     temporary = published.with_name(published.name + ".tmp")
-    shutil.copyfile(work, temporary)
-    os.replace(temporary, published)  # atomic on one filesystem: readers see old or new, whole
+    try:
+        published.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(work, temporary)
+        os.replace(temporary, published)  # atomic on one filesystem: readers see old or new
+    except OSError as error:
+        with suppress(OSError):  # the folder itself may be what is missing or unwritable
+            temporary.unlink(missing_ok=True)
+        raise PublishError(
+            f"could not publish the warehouse to {published}: {error.strerror or error}; "
+            "the previously published warehouse is unchanged"
+        ) from error
     return published
+
+
+def publish_folder(build, target: Path):
+    """Build a folder aside (`build(path)`), then swap it in whole for `target`: a failure leaves
+    the previous folder as it was. Returns what `build` returned."""
+    staging = target.with_name(target.name + ".building")
+    previous = target.with_name(target.name + ".previous")
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        result = build(staging)
+        shutil.rmtree(previous, ignore_errors=True)
+        if target.exists():
+            os.replace(target, previous)
+        os.replace(staging, target)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise PublishError(
+            f"could not publish {target}: {error.strerror or error}; the previous version stands"
+        ) from error
+    shutil.rmtree(previous, ignore_errors=True)
+    return result

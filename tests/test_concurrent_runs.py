@@ -1,7 +1,5 @@
 """Readers during a run, and two runs at once, with the real pipeline in subprocesses."""
 
-import os
-import shutil
 import subprocess
 import sys
 import time
@@ -9,35 +7,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from pipeline_process import ROOT, pipeline_env, start
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
-
-
-def pipeline_env(small_deal: Path, folder: Path) -> dict:
-    home = folder / "dagster_home"
-    home.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
-    return {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "CAOT_INPUT_DIR": str(small_deal),
-        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
-        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
-        "CAOT_REPORTS_DIR": str(folder / "reports"),
-        "CAOT_GX_DIR": str(folder / "gx"),
-    }
-
-
-def start(env: dict, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "dagster_project.pipeline", *args],
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
 
 
 def holds_lock(folder: Path, pid: int) -> bool:

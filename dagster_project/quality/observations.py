@@ -70,6 +70,7 @@ select
     servicer_roll_forward_break_count,
     servicer_continuity_break_count,
     missing_receivable_count,
+    missing_earlier_period_count,
     charge_off_mismatch_count,
     extension_beyond_final_date_count,
     repurchase_exception_count,

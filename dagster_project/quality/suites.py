@@ -388,6 +388,8 @@ SERVICING_MEASURES = (
      "the balance it ended the previous one", ()),
     ("missing_receivable_count", "1122(d)(1)(v)", "every receivable outstanding at the previous "
      "period end is on the tape", ()),
+    ("missing_earlier_period_count", "1122(d)(1)(v)", "every earlier Collection Period's tape "
+     "is loaded (none missing or out of order)", ()),
     ("charge_off_mismatch_count", "1122(d)(4)(xiv)", "charge-offs recorded when and as Art. I "
      "'Defaulted Receivable' requires", ()),
     ("extension_beyond_final_date_count", "1122(d)(4)(vi)", "no extension beyond the Final "

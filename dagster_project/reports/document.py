@@ -31,6 +31,7 @@ class Document:
     facts: tuple[tuple[str, str], ...]  # (label, value) shown under the title
     rows: tuple[Row, ...] = ()
     notice: str = ""  # shown instead of rows (a withheld document says why)
+    banner: tuple[str, ...] = ()  # shown above the rows (a restated certificate says what changed)
     column_titles: tuple[str, str] = ("", "")
     links: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (text, href)
 
@@ -143,12 +144,30 @@ def statement_document(trust_name: str, distribution: dt.date, items: list[tuple
     )
 
 
-def withheld_document(trust_name: str, title: str, distribution: dt.date, reason: str) -> Document:
+def withheld_document(
+    trust_name: str,
+    title: str,
+    distribution: dt.date,
+    reason: str,
+    standing: tuple[str, str] | None = None,
+) -> Document:
+    """`standing`: (text, href) of the last published version, which still stands."""
+    stands = f" The last published version stands: {standing[0]}." if standing else ""
     return Document(
         title=title.upper(),
         subtitles=(trust_name,),
         facts=(("Distribution Date", f"{distribution:%m/%d/%Y}"),),
         notice="Withheld. A blocking data-quality expectation failed, so this document is not "
-        f"published: {reason}",
-        links=(("auditor report", "../auditor/index.html"),),
+        f"published: {reason}.{stands}",
+        links=(("auditor report", "../auditor/index.html"), *((standing,) if standing else ())),
     )
+
+
+def restated_banner(version: int, published_at, previous, changed: list[tuple]) -> tuple[str, ...]:
+    """What changed from the previous published version: (line, label, old, new) rows."""
+    head = (
+        f"Version {version}, published {published_at:%Y-%m-%d %H:%M} UTC: restated. It replaces "
+        f"version {previous.version} of {previous.published_at:%Y-%m-%d %H:%M} UTC; "
+        f"{len(changed)} lines changed:"
+    )
+    return (head, *(f"{line} {label}: {old} \u2192 {new}" for line, label, old, new in changed))

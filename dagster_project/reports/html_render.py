@@ -17,6 +17,8 @@ tr.section td { font-weight: bold; padding-top: 1em; border-bottom: 1px solid #9
 tr.total td { border-top: 1px solid #ccc; }
 th { text-align: right; font-weight: normal; font-style: italic; }
 p.notice { border: 2px solid #a40000; padding: 1em; }
+div.banner { border: 2px solid #b36b00; padding: 0.3em 1em; font-size: 0.9em; }
+div.banner p { margin: 0.2em 0; }
 @media print { body { margin: 0; } }
 """
 
@@ -45,10 +47,15 @@ def render_html(document: Document) -> str:
     facts = "".join(f"<tr><td>{e(k)}</td><td>{e(v)}</td></tr>" for k, v in document.facts)
     subtitles = "".join(f"<h2>{e(s)}</h2>" for s in document.subtitles)
     links = " ".join(f'<a href="{e(href)}">{e(text)}</a>' for text, href in document.links)
+    banner = (
+        '<div class="banner">' + "".join(f"<p>{e(line)}</p>" for line in document.banner) + "</div>"
+        if document.banner
+        else ""
+    )
     body = (
         f'<p class="notice">{e(document.notice)}</p><p>{links}</p>'
         if document.notice
-        else f'<table class="lines">{"".join(_row(r) for r in document.rows)}</table>'
+        else f'{banner}<table class="lines">{"".join(_row(r) for r in document.rows)}</table>'
     )
     title = f"{document.title} {document.facts[-1][1] if document.facts else ''}"
     return (

@@ -40,6 +40,9 @@ def render_pdf(document: Document, path: Path) -> Path:
     if document.notice:
         story.append(Paragraph(escape(document.notice), SECTION))
     else:
+        story += [Paragraph(escape(line), CELL) for line in document.banner]
+        if document.banner:
+            story.append(Spacer(1, 6))
         data, style = (
             [],
             [

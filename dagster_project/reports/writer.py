@@ -13,14 +13,17 @@ comes from the DECIMAL columns as text.
 
 import html
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
 
+from dagster_project.certificate_versions import changes, load_versions
 from dagster_project.quality.validation import data_docs_index
 from dagster_project.reports.auditor import write_auditor_report
 from dagster_project.reports.document import (
     certificate_document,
+    restated_banner,
     statement_document,
     withheld_document,
 )
@@ -73,8 +76,13 @@ def reports_dir() -> Path:
     return Path(os.environ.get("CAOT_REPORTS_DIR") or PROJECT_ROOT / "data" / "reports")
 
 
+def _version_stem(distribution, version: int) -> str:
+    return f"certificates/versions/certificate_{distribution}_v{version}"
+
+
 def _write(document, out: Path, stem: str) -> None:
     """`stem`.html and `stem`.pdf under `out`."""
+    (out / stem).parent.mkdir(parents=True, exist_ok=True)
     (out / f"{stem}.html").write_text(render_html(document), encoding="utf-8")
     render_pdf(document, out / f"{stem}.pdf")
 
@@ -88,10 +96,13 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
         trust_name = con.execute(
             "select term_value from staging.stg_deal__terms where term_name = 'trust_name'"
         ).fetchone()[0]
+        # the gate decides which Distribution Dates have a document (published or withheld)
         periods = con.execute(
-            "select distribution_date, determination_date, collection_period_start_date, "
-            "collection_period_end_date from intermediate.int_waterfall__period_inputs "
-            "order by period_number"
+            "select calendar.distribution_date, calendar.determination_date, "
+            "calendar.collection_period_start_date, calendar.collection_period_end_date "
+            "from staging.stg_deal__payment_calendar as calendar "
+            "inner join quality.certificate_gate as gate using (distribution_date) "
+            "order by calendar.period_number"
         ).fetchall()
         lines = con.execute(
             "select distribution_date, line, label, value, kind, key, section "
@@ -117,6 +128,7 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
             ).fetchall()
         )
         auditor = write_auditor_report(con, out / "auditor", data_docs_index())
+        versions = load_versions(con)
     finally:
         con.close()
     by_date: dict = {}
@@ -141,23 +153,63 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
         }
         certificate = f"certificates/certificate_{distribution}"
         statement = f"statements/statement_{distribution}"
+        history = versions.get(distribution, [])
+        layout = by_date.get(distribution, [])
+        # every earlier version stays readable (and the standing one of a withheld date)
+        kept = history if distribution in gate else history[:-1]
+        for version in kept:
+            lines = [{**row, "value": version.values.get(row["line"])} for row in layout]
+            _write(
+                certificate_document(trust_name, period, lines),
+                out,
+                _version_stem(distribution, version.version),
+            )
         if distribution in gate:
-            for stem, title in (
-                (certificate, "Monthly Servicer's Certificate"),
-                (statement, "Statement to Noteholders"),
+            standing = history[-1] if history else None
+            for stem, title, up in (
+                (certificate, "Monthly Servicer's Certificate", ""),
+                (statement, "Statement to Noteholders", "../certificates/"),
             ):
-                _write(withheld_document(trust_name, title, distribution, gate[distribution]),
-                       out, stem)  # fmt: skip
+                link = (
+                    (
+                        f"version {standing.version} of {standing.published_at:%Y-%m-%d}",
+                        f"{up}versions/certificate_{distribution}_v{standing.version}.html",
+                    )
+                    if standing
+                    else None
+                )
+                _write(
+                    withheld_document(trust_name, title, distribution, gate[distribution], link),
+                    out,
+                    stem,
+                )
             index.append(
                 f'<li>{distribution}: <b>withheld</b> (<a href="{certificate}.html">why</a>)</li>'
             )
             continue
-        _write(certificate_document(trust_name, period, by_date[distribution]), out, certificate)
+        document = certificate_document(trust_name, period, layout)
+        restated = ""
+        if len(history) > 1:
+            labels = {row["line"]: row["label"] for row in layout}
+            changed = [
+                (line, labels.get(line, ""), old, new)
+                for line, old, new in changes(history[-2], history[-1])
+            ]
+            banner = restated_banner(
+                history[-1].version, history[-1].published_at, history[-2], changed
+            )
+            document = replace(document, banner=banner)
+            earlier = ", ".join(
+                f'<a href="{_version_stem(distribution, v.version)}.html">v{v.version}</a>'
+                for v in history[:-1]
+            )
+            restated = f" <b>restated, version {history[-1].version}</b> (earlier: {earlier})"
+        _write(document, out, certificate)
         items = [r[1:] for r in statements if r[0] == distribution]
         _write(statement_document(trust_name, distribution, items), out, statement)
         index.append(
             f'<li>{distribution}: certificate (<a href="{certificate}.html">HTML</a>, '
-            f'<a href="{certificate}.pdf">PDF</a>), statement to noteholders '
+            f'<a href="{certificate}.pdf">PDF</a>){restated}, statement to noteholders '
             f'(<a href="{statement}.html">HTML</a>, <a href="{statement}.pdf">PDF</a>)</li>'
         )
     for column in pool.columns:

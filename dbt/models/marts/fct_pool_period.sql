@@ -3,7 +3,7 @@
 -- weighted averages (lines 12-14).
 with
 
-receivable_periods as (
+loaded_receivable_periods as (
     select * from {{ ref('fct_receivable_period') }}
 ),
 
@@ -17,6 +17,28 @@ schedule as (
 
 earnings as (
     select * from {{ ref('stg_trustee__account_earnings') }}
+),
+
+complete_periods as (
+    -- a period is computed only when every earlier period's tape is loaded: balances carry
+    -- forward, so a period after a missing one cannot be right (its certificate is withheld by
+    -- the gate until the missing tape arrives; rpt_servicing_criteria says why)
+    select collection_period
+    from (
+        select
+            collection_period,
+            period_number,
+            row_number() over (order by period_number) as loaded_rank
+        from (select distinct collection_period, period_number from loaded_receivable_periods)
+    )
+    where period_number = loaded_rank
+),
+
+receivable_periods as (
+    select loaded_receivable_periods.*
+    from loaded_receivable_periods
+    inner join complete_periods
+        on loaded_receivable_periods.collection_period = complete_periods.collection_period
 ),
 
 cutoff as (

@@ -102,6 +102,24 @@ missing_receivables as (
     group by calendar.collection_period
 ),
 
+loaded_periods as (
+    select distinct collection_period from receivable_periods
+),
+
+earlier_gaps as (
+    -- every earlier Collection Period's tape is loaded: a period that arrives before the one
+    -- ahead of it (or after a missing one) cannot be computed, since balances carry forward
+    select
+        calendar.collection_period,
+        count(earlier.collection_period) filter (where loaded.collection_period is null)
+        as missing_earlier_period_count
+    from calendar
+    inner join loaded_periods on calendar.collection_period = loaded_periods.collection_period
+    inner join calendar as earlier on earlier.period_number < calendar.period_number
+    left join loaded_periods as loaded on earlier.collection_period = loaded.collection_period
+    group by calendar.collection_period
+),
+
 balance_mismatches as (
     -- 1122(d)(4)(v): the servicer's Principal Balances agree with the Simple Interest Method
     select
@@ -180,6 +198,7 @@ final as (
         tape_measures.servicer_roll_forward_break_count,
         tape_measures.servicer_continuity_break_count,
         coalesce(missing_receivables.missing_receivable_count, 0) as missing_receivable_count,
+        coalesce(earlier_gaps.missing_earlier_period_count, 0) as missing_earlier_period_count,
         tape_measures.charge_off_mismatch_count,
         tape_measures.extension_beyond_final_date_count,
         coalesce(repurchase_exceptions.repurchase_exception_count, 0) as repurchase_exception_count,
@@ -191,6 +210,7 @@ final as (
     inner join calendar on tape_measures.collection_period = calendar.collection_period
     left join balance_mismatches on tape_measures.collection_period = balance_mismatches.collection_period
     left join missing_receivables on tape_measures.collection_period = missing_receivables.collection_period
+    left join earlier_gaps on tape_measures.collection_period = earlier_gaps.collection_period
     left join repurchase_exceptions on tape_measures.collection_period = repurchase_exceptions.collection_period
     left join waterfall_measures on calendar.distribution_date = waterfall_measures.distribution_date
     left join seniority on calendar.distribution_date = seniority.distribution_date
