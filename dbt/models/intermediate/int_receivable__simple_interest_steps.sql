@@ -4,7 +4,7 @@
 -- events (payments and rebates), rounded half up to the cent at each event. A payment pays the
 -- accrued interest first, then assessed late fees, then principal; a rebate of a financed item
 -- reduces principal directly (Art. I "Principal Balance" (ii)). Money is integer cents here.
-with recursive
+with
 
 schedule as (
     select * from {{ ref('stg_servicer__receivable_schedule') }}
@@ -32,111 +32,78 @@ balance_events as (
     where transaction_type in ('payment', 'rebate', 'late_fee')
 ),
 
-steps as (
+histories as (
+    -- each receivable's payments, rebates and late fees in the order they apply
     select
         receivable_id,
-        0 as step_number,
+        list({
+            'step_number': step_number,
+            'collection_period': collection_period,
+            'transaction_date': transaction_date,
+            'transaction_type': transaction_type,
+            'amount_cents': amount_cents
+        } order by step_number) as events
+    from balance_events
+    group by receivable_id
+),
+
+folded as (
+    -- one pass over each receivable's history (list_reduce), from its state at the Cutoff Date
+    select
+        schedule.receivable_id,
+        schedule.cutoff_last_payment_date,
+        {{ to_cents('schedule.cutoff_principal_balance') }}::bigint as cutoff_balance_cents,
+        list_reduce(
+            coalesce(histories.events, []),
+            lambda state, event: {{ simple_interest_step('state', 'event') }},
+            {
+                'balance_cents': {{ to_cents('schedule.cutoff_principal_balance') }}::bigint,
+                'unpaid_interest_cents': 0::bigint,
+                'fees_due_cents': 0::bigint,
+                'last_accrual_date': schedule.cutoff_last_payment_date,
+                'apr_e6': (schedule.apr * 1000000)::bigint,
+                -- the allocation of every step (only what the period figures need: the list is
+                -- copied as it grows)
+                'steps': []::struct(
+                    step_number bigint, collection_period varchar, transaction_type varchar,
+                    interest_paid_cents bigint, fees_paid_cents bigint, principal_paid_cents bigint,
+                    unapplied_cents bigint, balance_cents bigint, unpaid_interest_cents bigint,
+                    last_accrual_date date
+                )[]
+            }
+        ).steps as steps
+    from schedule
+    left join histories on schedule.receivable_id = histories.receivable_id
+),
+
+cutoff_steps as (
+    -- step 0: the receivable as the Receivable Schedule shows it at the Cutoff Date
+    select
+        receivable_id,
+        0::bigint as step_number,
         null::varchar as collection_period,
-        cutoff_last_payment_date as transaction_date,
         'cutoff' as transaction_type,
-        0::bigint as amount_cents,
-        0::bigint as accrued_interest_cents,
         0::bigint as interest_paid_cents,
         0::bigint as fees_paid_cents,
         0::bigint as principal_paid_cents,
         0::bigint as unapplied_cents,
-        {{ to_cents('cutoff_principal_balance') }}::bigint as balance_cents,
+        cutoff_balance_cents as balance_cents,
         0::bigint as unpaid_interest_cents,
-        0::bigint as fees_due_cents,
-        cutoff_last_payment_date as last_accrual_date,
-        (apr * 1000000)::bigint as apr_e6
-    from schedule
+        cutoff_last_payment_date as last_accrual_date
+    from folded
+),
 
-    union all
-
+transaction_steps as (
     select
         receivable_id,
-        step_number,
-        collection_period,
-        transaction_date,
-        transaction_type,
-        amount_cents,
-        accrued_interest_cents,
-        interest_paid_cents,
-        fees_paid_cents,
-        principal_paid_cents,
-        amount_cents - interest_paid_cents - fees_paid_cents - principal_paid_cents
-        - case when transaction_type = 'late_fee' then amount_cents else 0 end as unapplied_cents,
-        balance_cents - principal_paid_cents as balance_cents,
-        owed_interest_cents - interest_paid_cents as unpaid_interest_cents,
-        fees_owed_cents - fees_paid_cents as fees_due_cents,
-        last_accrual_date,
-        apr_e6
-    from (
-        select
-            *,
-            case
-                when transaction_type = 'payment'
-                    then least(amount_cents - interest_paid_cents - fees_paid_cents, balance_cents)
-                when transaction_type = 'rebate' then least(amount_cents, balance_cents)
-                else 0
-            end as principal_paid_cents
-        from (
-            select
-                *,
-                case
-                    when transaction_type = 'payment'
-                        then least(amount_cents - interest_paid_cents, fees_owed_cents)
-                    else 0
-                end as fees_paid_cents
-            from (
-                select
-                    *,
-                    case
-                        when transaction_type = 'payment' then least(amount_cents, owed_interest_cents)
-                        else 0
-                    end as interest_paid_cents
-                from (
-                    select
-                        previous.receivable_id,
-                        event.step_number,
-                        event.collection_period,
-                        event.transaction_date,
-                        event.transaction_type,
-                        event.amount_cents,
-                        previous.balance_cents,
-                        previous.apr_e6,
-                        accrual.accrued_interest_cents,
-                        previous.unpaid_interest_cents + accrual.accrued_interest_cents
-                        as owed_interest_cents,
-                        previous.fees_due_cents
-                        + case when event.transaction_type = 'late_fee' then event.amount_cents else 0 end
-                        as fees_owed_cents,
-                        case
-                            when event.transaction_type = 'late_fee' then previous.last_accrual_date
-                            else event.transaction_date
-                        end as last_accrual_date
-                    from steps as previous
-                    inner join balance_events as event
-                        on
-                            previous.receivable_id = event.receivable_id
-                            and event.step_number = previous.step_number + 1
-                    cross join lateral (
-                        select
-                            case
-                                when event.transaction_type = 'late_fee' then 0::bigint
-                                else {{ simple_interest_cents('previous.balance_cents', 'previous.apr_e6',
-                                    'event.transaction_date - previous.last_accrual_date') }}::bigint
-                            end as accrued_interest_cents
-                    ) as accrual
-                )
-            )
-        )
-    )
+        unnest(steps, recursive := true)
+    from folded
 ),
 
 final as (
-    select * exclude (apr_e6) from steps
+    select * from cutoff_steps
+    union all by name
+    select * from transaction_steps
 )
 
 select * from final
