@@ -41,6 +41,10 @@ lint: $(STAMP) dbt/target/manifest.json
 	$(BIN)/ruff format --check dagster_project tests
 	$(BIN)/sqlfluff lint dbt/models
 
+# Speed per stage and scale beside the plain-Python reference and DuckDB's floor (not in `test`).
+bench: $(STAMP) dbt/target/manifest.json
+	$(BIN)/python -m dagster_project.benchmark $(if $(SCALES),--scales $(SCALES),)
+
 docs: $(STAMP) dbt/target/manifest.json
 	cd dbt && ../$(BIN)/dbt docs generate --quiet
 

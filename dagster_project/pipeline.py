@@ -47,11 +47,12 @@ def run(
     periods: list[str] | None = None,
     instance: dg.DagsterInstance | None = None,
     wait_seconds: float = 0.0,
+    ingest_only: bool = False,
 ) -> int:
     """The whole pipeline, holding the warehouse's run lock (a second run waits or fails)."""
     try:
         with warehouse_files.run_lock(warehouse_files.work_path(), wait_seconds):
-            return _run(periods, instance)
+            return _run(periods, instance, ingest_only)
     except warehouse_files.WarehouseBusy as busy:
         print(f"not run: {busy}", file=sys.stderr)
         return 75  # EX_TEMPFAIL: try again when the other run has finished
@@ -68,7 +69,9 @@ def _report_gate(published: str) -> None:
         print(f"certificate for {date} WITHHELD: {reason}", file=sys.stderr)
 
 
-def _run(periods: list[str] | None, instance: dg.DagsterInstance | None) -> int:
+def _run(
+    periods: list[str] | None, instance: dg.DagsterInstance | None, ingest_only: bool = False
+) -> int:
     instance = instance or dg.DagsterInstance.get()
     # Resources read their paths from the environment now, not when the module was imported.
     warehouse = WarehouseResource(
@@ -104,7 +107,8 @@ def _run(periods: list[str] | None, instance: dg.DagsterInstance | None) -> int:
         )
     loaded = (deal_terms, receivable_schedule, market_inputs, monthly_tape)
     dbt_and_publish = [a for a in assets if a not in loaded] + list(defs.asset_checks)
-    steps.append(("dbt build and publish", dbt_and_publish, {}))
+    if not ingest_only:
+        steps.append(("dbt build and publish", dbt_and_publish, {}))
     for number, (label, selection, tags) in enumerate(steps, start=1):
         started = time.perf_counter()
         print(f"[{number}/{len(steps)}] {label} ...", flush=True)
@@ -125,6 +129,9 @@ def _run(periods: list[str] | None, instance: dg.DagsterInstance | None) -> int:
             )
             return 1
         print(f"[{number}/{len(steps)}] done in {seconds:.1f}s", flush=True)
+    if ingest_only:
+        print(f"loaded into {warehouse.work_path} (not built or published)")
+        return 0
     print(f"warehouse published at {warehouse.published_path}")
     _report_gate(warehouse.published_path)
     return 0
@@ -140,8 +147,11 @@ def main(argv=None) -> int:
         metavar="SECONDS",
         help="if another run holds the warehouse, wait this long for it (default: fail at once)",
     )
+    parser.add_argument(
+        "--ingest-only", action="store_true", help="load the deliveries, then stop (benchmarks)"
+    )
     args = parser.parse_args(argv)
-    return run(args.period, wait_seconds=args.wait)
+    return run(args.period, wait_seconds=args.wait, ingest_only=args.ingest_only)
 
 
 if __name__ == "__main__":

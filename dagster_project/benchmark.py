@@ -1,0 +1,251 @@
+"""`make bench`: the pipeline's speed per stage and scale, beside the naive way and the floor.
+
+    python -m dagster_project.benchmark [--scales small,full,shelf] [--out data/bench]
+
+For each scale (receivables: small 5,000; full the deal's ~63,500; shelf 700,000) every stage runs
+in a subprocess of its own, so its wall time and peak resident memory (wait4) are its own:
+generation, ingestion, the bare `dbt build` (with its slowest models and the fixed start-up of a
+trivial `dbt run`), the servicing-criteria suite, rendering, the whole pipeline from raw files to
+reports on a fresh warehouse, and one new month on top of an existing history. Beside them, on the
+same data: the plain-Python reference of the tests (balances and certificate, the way most teams
+do it today) and DuckDB's floor (one query that reads the raw tapes once and aggregates them to
+pool level). Results: data/bench/results.json and results.md, with the machine's cores and memory.
+Not part of `make test`.
+"""
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import duckdb
+
+from dagster_project.deal import PROJECT_ROOT, load_deal
+
+SCALES = {"small": 5_000, "full": None, "shelf": 700_000}
+PYTHON = sys.executable
+DBT = str(Path(sys.executable).parent / "dbt")
+
+FLOOR = """
+select reportingPeriodEndingDate, count(*) as receivables,
+    sum(reportingPeriodActualEndBalanceAmount) as pool_balance,
+    sum(actualPrincipalCollectedAmount) as principal,
+    sum(actualInterestCollectedAmount) as interest,
+    sum(chargedoffPrincipalAmount) as defaults, sum(repurchaseAmount) as purchases
+from read_csv(?, union_by_name = true)
+group by 1 order by 1
+"""
+
+
+@dataclass
+class Stage:
+    scale: str
+    stage: str
+    seconds: float
+    peak_rss_mb: float
+    rows: int | None = None
+    note: str = ""
+
+    @property
+    def rows_per_second(self) -> float | None:
+        return round(self.rows / self.seconds) if self.rows and self.seconds else None
+
+
+def _measure(scale: str, stage: str, argv: list[str], env: dict, rows=None, note="") -> Stage:
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+    _pid, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{scale}/{stage} failed: {process.stderr.read()[-4000:]}")
+    result = Stage(scale, stage, round(seconds, 2), round(usage.ru_maxrss / 1024, 1), rows, note)
+    print(f"  {stage:<38} {result.seconds:8.2f} s  {result.peak_rss_mb:8.1f} MB", flush=True)
+    return result
+
+
+def _env(inputs: Path, folder: Path) -> dict:
+    home = folder / "dagster_home"
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PROJECT_ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
+    return {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "CAOT_INPUT_DIR": str(inputs),
+        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
+        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
+        "CAOT_REPORTS_DIR": str(folder / "reports"),
+        "CAOT_GX_DIR": str(folder / "gx"),
+        "DBT_PROJECT_DIR": str(PROJECT_ROOT / "dbt"),
+        "DBT_PROFILES_DIR": str(PROJECT_ROOT / "dbt"),
+    }
+
+
+def _python(code: str) -> list[str]:
+    return [PYTHON, "-c", code]
+
+
+def _slowest_models(limit: int = 5) -> list[tuple[str, float]]:
+    results = json.loads((PROJECT_ROOT / "dbt" / "target" / "run_results.json").read_text())
+    rows = [
+        (r["unique_id"].split(".")[-1], round(r["execution_time"], 2))
+        for r in results["results"]
+        if r["unique_id"].startswith("model.")
+    ]
+    return sorted(rows, key=lambda r: -r[1])[:limit]
+
+
+def bench_scale(scale: str, receivables: int, out: Path) -> tuple[list[Stage], dict]:
+    print(f"{scale}: {receivables:,} receivables", flush=True)
+    folder = out / scale
+    shutil.rmtree(folder, ignore_errors=True)
+    inputs = folder / "inputs"
+    stages = [
+        _measure(
+            scale,
+            "generation",
+            [
+                PYTHON,
+                "-m",
+                "dagster_project.generator",
+                "--receivables",
+                str(receivables),
+                "--out",
+                str(inputs),
+            ],
+            dict(os.environ),
+        )  # fmt: skip
+    ]
+    tapes = str(inputs / "deliveries" / "*" / "loan_status.csv")
+    rows = duckdb.connect().execute("select count(*) from read_csv(?)", [tapes]).fetchone()[0]
+    stages[0].rows = rows
+    env = _env(inputs, folder / "staged")
+    pipeline = [PYTHON, "-m", "dagster_project.pipeline"]
+    stages.append(_measure(scale, "ingestion", [*pipeline, "--ingest-only"], env, rows))
+    stages.append(_measure(scale, "dbt build (bare CLI)", [DBT, "build", "--quiet"], env, rows))
+    models = _slowest_models()
+    trivial = _measure(scale, "dbt start-up (trivial dbt run)",
+                       [DBT, "run", "--quiet", "--select", "stg_deal__terms"], env)  # fmt: skip
+    stages.append(trivial)
+    work = env["CAOT_WAREHOUSE_WORK"]
+    validation = (
+        "import duckdb; from dagster_project.deal import load_deal; "
+        "from dagster_project.quality.runs import validate_servicing; "
+        f"validate_servicing(duckdb.connect({work!r}), load_deal())"
+    )
+    stages.append(_measure(scale, "data quality (servicing suite)", _python(validation), env, rows))
+    stages.append(_measure(scale, "rendering (certificates, reports)", _python(
+        "from pathlib import Path; from dagster_project.reports.writer import write_reports; "
+        f"write_reports(Path({work!r}), Path({str(folder / 'rendered')!r}))"), env))  # fmt: skip
+
+    whole_env = _env(inputs, folder / "whole")
+    stages.append(
+        _measure(scale, "whole pipeline (raw files to reports)", pipeline, whole_env, rows)
+    )
+
+    # one new month on top of an existing history
+    periods = sorted(p.name for p in (inputs / "deliveries").iterdir())
+    history = folder / "history_inputs"
+    shutil.copytree(inputs, history, ignore=shutil.ignore_patterns(periods[-1]))
+    incremental_env = _env(history, folder / "incremental")
+    _measure(scale, "(history without the last month)", pipeline, incremental_env)
+    shutil.copytree(inputs / "deliveries" / periods[-1], history / "deliveries" / periods[-1])
+    stages.append(_measure(scale, "one new month, incremental", pipeline, incremental_env))
+
+    reference = [PYTHON, str(PROJECT_ROOT / "tests" / "reference" / "from_files.py"), str(inputs)]
+    reference_env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT / "tests")}
+    stages.append(_measure(scale, "plain-Python reference", reference, reference_env, rows))
+    started = time.perf_counter()
+    duckdb.connect().execute(FLOOR, [tapes]).fetchall()
+    floor = time.perf_counter() - started
+    stages.append(Stage(scale, "DuckDB floor (raw tapes to pool, one query)", round(floor, 3),
+                        0.0, rows, "in-process"))  # fmt: skip
+    print(f"  {'DuckDB floor':<38} {floor:8.3f} s", flush=True)
+
+    by = {s.stage: s for s in stages}
+    dbt_own = by["dbt build (bare CLI)"].seconds - trivial.seconds
+    summary = {
+        "scale": scale,
+        "receivables": receivables,
+        "receivable_periods": rows,
+        "slowest_models": models,
+        "dbt_own_work_seconds": round(dbt_own, 2),
+        "dbt_own_work_over_floor": round(dbt_own / floor, 1),
+        "reference_over_whole_pipeline": round(
+            by["plain-Python reference"].seconds
+            / by["whole pipeline (raw files to reports)"].seconds,
+            2,
+        ),
+        "pipeline_peak_rss_mb": max(s.peak_rss_mb for s in stages if s.stage != "generation"),
+    }
+    shutil.rmtree(history, ignore_errors=True)
+    return stages, summary
+
+
+def _markdown(machine: dict, stages: list[Stage], summaries: list[dict]) -> str:
+    lines = [
+        f"# Benchmark, {machine['date']}",
+        "",
+        f"{machine['cores']} cores, {machine['memory_gib']} GiB, Python {machine['python']}, "
+        f"DuckDB {machine['duckdb']}.",
+        "",
+        "| scale | stage | seconds | rows/s | peak RSS (MB) |",
+        "|---|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {s.scale} | {s.stage} | {s.seconds} | {s.rows_per_second or ''} | "
+        f"{s.peak_rss_mb or ''} |"
+        for s in stages
+    ]
+    lines += ["", "| scale | receivable-periods | dbt own work / floor | reference / pipeline | "
+              "slowest models |", "|---|---:|---:|---:|---|"]  # fmt: skip
+    lines += [
+        f"| {x['scale']} | {x['receivable_periods']:,} | {x['dbt_own_work_over_floor']} | "
+        f"{x['reference_over_whole_pipeline']} | "
+        + ", ".join(f"{name} {seconds}s" for name, seconds in x["slowest_models"])
+        + " |"
+        for x in summaries
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--scales", default="small,full")
+    parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "data" / "bench")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    deal = load_deal()
+    stages, summaries = [], []
+    for scale in args.scales.split(","):
+        receivables = SCALES[scale] or deal.initial_receivable_count
+        scale_stages, summary = bench_scale(scale, receivables, args.out)
+        stages += scale_stages
+        summaries.append(summary)
+    pages = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    machine = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "cores": os.cpu_count(),
+        "memory_gib": round(pages / 2**30, 1),
+        "python": sys.version.split()[0],
+        "duckdb": duckdb.__version__,
+    }
+    results = {
+        "machine": machine,
+        "stages": [asdict(s) | {"rows_per_second": s.rows_per_second} for s in stages],
+        "summaries": summaries,
+    }
+    (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    (args.out / "results.md").write_text(_markdown(machine, stages, summaries))
+    print(f"results in {args.out / 'results.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
