@@ -14,6 +14,7 @@ Not part of `make test`.
 """
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -57,15 +58,42 @@ class Stage:
         return round(self.rows / self.seconds) if self.rows and self.seconds else None
 
 
+def _tree(pid: int) -> list[int]:
+    """The process and its descendants, from /proc."""
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            with contextlib.suppress(OSError):  # the process may have ended meanwhile
+                todo += [int(child) for child in task.read_text().split()]
+    return out
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def _measure(scale: str, stage: str, argv: list[str], env: dict, rows=None, note="") -> Stage:
+    """Wall time and peak resident memory of the stage's whole process tree (sampled from /proc
+    every 50 ms: wait4's ru_maxrss would report the benchmark's own size, inherited at fork)."""
     started = time.perf_counter()
     process = subprocess.Popen(argv, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)  # fmt: skip
-    _pid, status, usage = os.wait4(process.pid, 0)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, sum(_rss_kib(pid) for pid in _tree(process.pid)))
+        time.sleep(0.05)
     seconds = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
+    if process.returncode != 0:
         raise RuntimeError(f"{scale}/{stage} failed: {process.stderr.read()[-4000:]}")
-    result = Stage(scale, stage, round(seconds, 2), round(usage.ru_maxrss / 1024, 1), rows, note)
+    result = Stage(scale, stage, round(seconds, 2), round(peak / 1024, 1), rows, note)
     print(f"  {stage:<38} {result.seconds:8.2f} s  {result.peak_rss_mb:8.1f} MB", flush=True)
     return result
 
@@ -220,6 +248,7 @@ def main(argv=None) -> int:
     parser.add_argument("--scales", default="small,full")
     parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "data" / "bench")
     args = parser.parse_args(argv)
+    args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     deal = load_deal()
     stages, summaries = [], []

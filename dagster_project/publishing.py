@@ -93,7 +93,7 @@ def servicer_reports(context: dg.AssetExecutionContext, warehouse: WarehouseReso
 
     out = reports_dir()
     counts = warehouse_files.publish_folder(
-        lambda folder: write_reports(Path(warehouse.published_path), folder), out
+        lambda folder: write_reports(Path(warehouse.published_path), folder, reuse=out), out
     )
     context.log.info(f"wrote {counts['certificates']} certificates and statements to {out}")
     return dg.MaterializeResult(metadata={"path": str(out), **counts})

@@ -132,7 +132,7 @@ def kill_when(process, marker: str) -> str:
 @pytest.mark.parametrize(
     ("stage", "marker"),
     [
-        ("ingestion", "[3/12] 2015-12: loaded"),
+        ("ingestion", "[6/12] 2015-10..2016-03"),
         ("dbt build", "START sql table model marts."),
     ],
 )

@@ -7,13 +7,19 @@ import dagster as dg
 from dagster_project.business_calendar import period_for_collection_month
 from dagster_project.ingestion import schemas
 from dagster_project.ingestion.deal_tables import load_deal_tables
-from dagster_project.ingestion.loader import IngestionError, load_files
+from dagster_project.ingestion.loader import (
+    Delivery,
+    IngestionError,
+    load_deliveries,
+    load_files,
+)
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
 from dagster_project.quality.checks import SCHEDULE_CHECK_SPECS, schedule_check_results
 from dagster_project.quality.runs import SCHEDULE_SUITES, summaries, validate_schedule
 from dagster_project.resources import WarehouseResource
 
 FORMATS = ("csv", "csv.gz", "parquet")
+LOAD_CHUNK = 6  # Collection Periods validated and loaded per pass
 
 
 def find_file(folder: Path, stem: str) -> Path:
@@ -173,26 +179,32 @@ def monthly_tape(context: dg.AssetExecutionContext, warehouse: WarehouseResource
     # A run the inbox sensor launched reads its delivery where it landed (one partition).
     landed = context.run.tags.get("caot/delivery_dir") if len(keys) == 1 else None
     loaded, unchanged, failures = [], [], []
+    deliveries = []
+    for key in keys:
+        period = period_for_collection_month(deal, key)
+        folder = Path(landed) if landed else warehouse.deliveries_dir / key
+        files = [
+            (schemas.LOAN_STATUS, find_file(folder, "loan_status")),
+            (schemas.PAYMENT_TRANSACTIONS, find_file(folder, "payment_transactions")),
+        ]
+        deliveries.append(
+            Delivery(key, files, period.collection_period_start, period.collection_period_end)
+        )
     with warehouse.connect() as con:
-        for number, key in enumerate(keys, start=1):
-            period = period_for_collection_month(deal, key)
-            folder = Path(landed) if landed else warehouse.deliveries_dir / key
-            files = [
-                (schemas.LOAN_STATUS, find_file(folder, "loan_status")),
-                (schemas.PAYMENT_TRANSACTIONS, find_file(folder, "payment_transactions")),
-            ]
-            try:
-                result = load_files(
-                    con, key, files, period.collection_period_start, period.collection_period_end
-                )
-            except IngestionError as error:
-                failures.append(error)
-                context.log.error(str(error))
-                continue
-            (loaded if result.changed else unchanged).append(key)
+        # A few periods per pass: one read, one check query and one commit per chunk, and a run
+        # killed midway keeps the chunks it committed (each period still loads whole or not).
+        for first in range(0, len(deliveries), LOAD_CHUNK):
+            chunk = deliveries[first : first + LOAD_CHUNK]
+            for delivery, result in zip(chunk, load_deliveries(con, chunk), strict=True):
+                if isinstance(result, IngestionError):
+                    failures.append(result)
+                    context.log.error(str(result))
+                else:
+                    (loaded if result.changed else unchanged).append(delivery.scope)
             if len(keys) > 1:
                 context.log.info(
-                    f"[{number}/{len(keys)}] {key}: {'loaded' if result.changed else 'unchanged'}"
+                    f"[{first + len(chunk)}/{len(keys)}] {chunk[0].scope}..{chunk[-1].scope}: "
+                    f"{len(loaded)} loaded, {len(unchanged)} unchanged, {len(failures)} rejected"
                 )
     if failures:
         raise _fail(

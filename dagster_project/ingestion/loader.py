@@ -14,7 +14,13 @@ from pathlib import Path
 
 from dagster_project.generator.writers import sha256
 from dagster_project.ingestion.schemas import FileSchema
-from dagster_project.ingestion.validation import Finding, check_rows, stage_file, stage_table
+from dagster_project.ingestion.validation import (
+    Finding,
+    check_rows,
+    stage_files,
+    stage_periods,
+    stage_table,
+)
 from dagster_project.warehouse import transaction
 
 AUDIT_DDL = """
@@ -69,6 +75,16 @@ def current_hashes(con, scope: str) -> dict[str, str]:
     return dict(rows)
 
 
+@dataclass(frozen=True)
+class Delivery:
+    """One scope's files: a Collection Period's tapes (with its bounds) or the schedule."""
+
+    scope: str
+    files: list[tuple[FileSchema, Path]]
+    period_start: dt.date | None = None
+    period_end: dt.date | None = None
+
+
 def load_files(
     con,
     scope: str,
@@ -76,114 +92,160 @@ def load_files(
     period_start: dt.date | None = None,
     period_end: dt.date | None = None,
 ) -> LoadResult:
-    """Validate and load `files` as one unit for `scope` (a Collection Period or 'schedule')."""
-    for schema, _ in files:
-        ensure_table(con, schema)
-    hashes = {schema.kind: sha256(path) if path.exists() else "" for schema, path in files}
-    loaded = current_hashes(con, scope)
-    if all(loaded.get(kind) == digest for kind, digest in hashes.items()):
-        return LoadResult(scope=scope, changed=False)
-
-    findings: dict[str, list[Finding]] = {}
-    for schema, path in files:
-        found = stage_file(con, schema, path)
-        if not found:
-            found = check_rows(con, schema, path, period_start, period_end)
-        findings[schema.kind] = found
-    now = dt.datetime.now(dt.UTC)
-    if any(findings.values()):
-        _reject(con, scope, files, hashes, findings, now)
-        raise IngestionError(scope, [f for group in findings.values() for f in group])
-
-    result = LoadResult(scope=scope, changed=True, restated=bool(loaded))
-    try:
-        with transaction(con):
-            for schema, path in files:
-                if loaded.get(schema.kind) == hashes[schema.kind]:
-                    continue  # a restatement replaces only the files whose bytes changed
-                delivery_id = f"{schema.kind}:{scope}:{hashes[schema.kind][:16]}"
-                con.execute(f"delete from {schema.table} where scope = ?", [scope])
-                casts = ", ".join(
-                    f'cast("{c.name}" as {c.type}) as "{c.name}"' for c in schema.columns
-                )
-                con.execute(
-                    f"insert into {schema.table} select ?, ?, {casts} "
-                    f"from {stage_table(schema.kind)} order by _row",
-                    [scope, delivery_id],
-                )
-                rows = con.execute(f"select count(*) from {stage_table(schema.kind)}").fetchone()[0]
-                con.execute(
-                    "update raw.deliveries set status = 'superseded', superseded_at = ? "
-                    "where scope = ? and file_kind = ? and status = 'loaded'",
-                    [now, scope, schema.kind],
-                )
-                con.execute(
-                    "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
-                    [delivery_id],
-                )
-                con.execute(
-                    "insert into raw.deliveries "
-                    "values (?, ?, ?, ?, ?, ?, 'loaded', 0, null, ?, null)",
-                    [delivery_id, schema.kind, scope, str(path), hashes[schema.kind], rows, now],
-                )
-                result.rows[schema.kind] = rows
-    finally:
-        _drop_stages(con, files)
+    """Validate and load `files` as one unit for `scope`; raise IngestionError if rejected."""
+    (result,) = load_deliveries(con, [Delivery(scope, files, period_start, period_end)])
+    if isinstance(result, IngestionError):
+        raise result
     return result
 
 
-def _reject(con, scope, files, hashes, findings, now) -> None:
+def load_deliveries(con, deliveries: list[Delivery]) -> list[LoadResult | IngestionError]:
+    """Validate and load several scopes in one pass (one read per file kind, one check query,
+    one transaction for every clean scope); each scope is still accepted or rejected whole, and
+    a rejected one leaves what was loaded for it before untouched. Results in the given order."""
+    kinds = [schema for schema, _ in deliveries[0].files] if deliveries else []
+    for schema in kinds:
+        ensure_table(con, schema)
+    results: dict[str, LoadResult | IngestionError] = {}
+    hashes, loaded = {}, {}
+    for delivery in deliveries:
+        hashes[delivery.scope] = {
+            schema.kind: sha256(path) if path.exists() else "" for schema, path in delivery.files
+        }
+        loaded[delivery.scope] = current_hashes(con, delivery.scope)
+        if all(loaded[delivery.scope].get(k) == h for k, h in hashes[delivery.scope].items()):
+            results[delivery.scope] = LoadResult(scope=delivery.scope, changed=False)
+    pending = [d for d in deliveries if d.scope not in results]
+    if pending:
+        _validate_and_load(con, kinds, pending, hashes, loaded, results)
+    return [results[d.scope] for d in deliveries]
+
+
+def _validate_and_load(con, kinds, pending, hashes, loaded, results) -> None:
+    periods = {
+        d.scope: (d.period_start, d.period_end) for d in pending if d.period_start is not None
+    }
+    if periods:
+        stage_periods(con, periods)
+    findings: dict[str, dict[str, list[Finding]]] = {d.scope: {} for d in pending}
+    paths = {d.scope: dict((schema.kind, path) for schema, path in d.files) for d in pending}
     try:
-        with transaction(con):
-            for schema, path in files:
-                delivery_id = f"{schema.kind}:{scope}:{hashes[schema.kind][:16]}"
-                found = findings[schema.kind]
-                con.execute("delete from raw.quarantine where delivery_id = ?", [delivery_id])
-                con.execute(
-                    "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
-                    [delivery_id],
-                )
-                if not found:
-                    continue
-                staged = con.execute(
-                    "select count(*) from information_schema.tables where table_name = ?",
-                    [stage_table(schema.kind)],
-                ).fetchone()[0]
-                rows = [(f.row, f.field, f.reason, f.value) for f in found]
-                con.execute(
-                    "create or replace temp table _findings (row_number bigint, field varchar, "
-                    "reason varchar, value varchar)"
-                )
-                con.executemany("insert into _findings values (?, ?, ?, ?)", rows)
-                record = (
-                    f"(select to_json(s) from {stage_table(schema.kind)} s "
-                    f"where s._row = f.row_number)"
-                    if staged
-                    else "null"
-                )
-                con.execute(
-                    f"insert into raw.quarantine select ?, ?, ?, ?, f.row_number, f.field, "
-                    f"f.reason, f.value, {record}, ? from _findings f",
-                    [delivery_id, schema.kind, scope, str(path), now],
-                )
-                con.execute(
-                    "insert into raw.deliveries values (?, ?, ?, ?, ?, null, 'rejected', ?, ?, "
-                    "?, null)",
-                    [
-                        delivery_id,
-                        schema.kind,
-                        scope,
-                        str(path),
-                        hashes[schema.kind],
-                        len(found),
-                        str(found[0]),
-                        now,
-                    ],
-                )
+        for schema in kinds:
+            files = {d.scope: paths[d.scope][schema.kind] for d in pending}
+            file_level = stage_files(con, schema, files)
+            readable = {scope: path for scope, path in files.items() if not file_level[scope]}
+            rows = check_rows(con, schema, readable, periods) if readable else {}
+            for scope in files:
+                findings[scope][schema.kind] = file_level[scope] + rows.get(scope, [])
+        now = dt.datetime.now(dt.UTC)
+        clean = [d for d in pending if not any(findings[d.scope].values())]
+        for delivery in pending:
+            if delivery in clean:
+                continue
+            files = [(schema, paths[delivery.scope][schema.kind]) for schema in kinds]
+            _reject(con, delivery.scope, files, hashes[delivery.scope],
+                    findings[delivery.scope], now)  # fmt: skip
+            results[delivery.scope] = IngestionError(
+                delivery.scope, [f for group in findings[delivery.scope].values() for f in group]
+            )
+        if clean:
+            _load(con, kinds, clean, paths, hashes, loaded, now, results)
     finally:
-        _drop_stages(con, files)
+        _drop_stages(con, kinds)
 
 
-def _drop_stages(con, files) -> None:
-    for schema, _ in files:
+def _load(con, kinds, clean, paths, hashes, loaded, now, results) -> None:
+    """Every clean scope in one transaction: a restatement replaces only the changed files."""
+    for delivery in clean:
+        results[delivery.scope] = LoadResult(
+            scope=delivery.scope, changed=True, restated=bool(loaded[delivery.scope])
+        )
+    with transaction(con):
+        for schema in kinds:
+            changed = [
+                d.scope
+                for d in clean
+                if loaded[d.scope].get(schema.kind) != hashes[d.scope][schema.kind]
+            ]
+            if not changed:
+                continue
+            stage = stage_table(schema.kind)
+            ids = [
+                (scope, f"{schema.kind}:{scope}:{hashes[scope][schema.kind][:16]}")
+                for scope in changed
+            ]
+            con.execute(
+                "create or replace temp table _delivery_ids (scope varchar, delivery_id varchar)"
+            )
+            con.executemany("insert into _delivery_ids values (?, ?)", ids)
+            con.execute(f"delete from {schema.table} where list_contains(?, scope)", [changed])
+            casts = ", ".join(f'cast("{c.name}" as {c.type}) as "{c.name}"' for c in schema.columns)
+            con.execute(
+                f"insert into {schema.table} select stage.scope, ids.delivery_id, {casts} "
+                f"from {stage} as stage inner join _delivery_ids as ids using (scope) "
+                f"order by stage.scope, stage._row"
+            )
+            counts = dict(
+                con.execute(
+                    f"select scope, count(*) from {stage} where list_contains(?, scope) "
+                    f"group by scope",
+                    [changed],
+                ).fetchall()
+            )
+            con.execute(
+                "update raw.deliveries set status = 'superseded', superseded_at = ? "
+                "where list_contains(?, scope) and file_kind = ? and status = 'loaded'",
+                [now, changed, schema.kind],
+            )
+            con.execute(
+                "delete from raw.deliveries where status = 'rejected' "
+                "and delivery_id in (select delivery_id from _delivery_ids)"
+            )
+            con.executemany(
+                "insert into raw.deliveries values (?, ?, ?, ?, ?, ?, 'loaded', 0, null, ?, null)",
+                [
+                    (delivery_id, schema.kind, scope, str(paths[scope][schema.kind]),
+                     hashes[scope][schema.kind], counts.get(scope, 0), now)
+                    for scope, delivery_id in ids
+                ],
+            )  # fmt: skip
+            for scope in changed:
+                results[scope].rows[schema.kind] = counts.get(scope, 0)
+
+
+def _reject(con, scope, files, hashes, findings, now) -> None:
+    with transaction(con):
+        for schema, path in files:
+            delivery_id = f"{schema.kind}:{scope}:{hashes[schema.kind][:16]}"
+            found = findings.get(schema.kind, [])
+            con.execute("delete from raw.quarantine where delivery_id = ?", [delivery_id])
+            con.execute(
+                "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
+                [delivery_id],
+            )
+            if not found:
+                continue
+            rows = [(f.row, f.field, f.reason, f.value) for f in found]
+            con.execute(
+                "create or replace temp table _findings (row_number bigint, field varchar, "
+                "reason varchar, value varchar)"
+            )
+            con.executemany("insert into _findings values (?, ?, ?, ?)", rows)
+            con.execute(
+                f"insert into raw.quarantine select ?, ?, ?, ?, f.row_number, f.field, "
+                f"f.reason, f.value, (select to_json(s) from {stage_table(schema.kind)} s "
+                f"where s.scope = ? and s._row = f.row_number), ? from _findings f",
+                [delivery_id, schema.kind, scope, str(path), scope, now],
+            )
+            con.execute(
+                "insert into raw.deliveries values (?, ?, ?, ?, ?, null, 'rejected', ?, ?, "
+                "?, null)",
+                [delivery_id, schema.kind, scope, str(path), hashes[schema.kind], len(found),
+                 str(found[0]), now],
+            )  # fmt: skip
+
+
+def _drop_stages(con, kinds) -> None:
+    for schema in kinds:
         con.execute(f"drop table if exists {stage_table(schema.kind)}")
+    con.execute("drop table if exists stage_periods")

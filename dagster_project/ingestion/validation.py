@@ -55,57 +55,119 @@ def _csv_header(path: Path) -> list[str] | Finding:
     return header
 
 
-def stage_file(con: duckdb.DuckDBPyConnection, schema: FileSchema, path: Path) -> list[Finding]:
-    """Read `path` as text into a temp table with row numbers; return file-level findings."""
+def _file_findings(schema: FileSchema, path: Path) -> tuple[list[str] | None, list[Finding]]:
+    """What can be said of a file before reading its rows: present, not empty, a header naming
+    exactly the schema's columns. Returns (header, findings)."""
+    if not path.exists():
+        return None, [Finding(str(path), None, None, "file is missing from the delivery")]
+    if path.stat().st_size == 0:
+        return None, [Finding(str(path), None, None, "file is empty")]
+    if path.suffix == ".parquet":
+        try:
+            names = [
+                row[0]
+                for row in duckdb.connect()
+                .execute("describe select * from read_parquet(?)", [str(path)])
+                .fetchall()
+            ]
+        except duckdb.Error as error:
+            first_line = str(error).strip().splitlines()[0]
+            return None, [Finding(str(path), None, None, f"file cannot be read: {first_line}")]
+        return None, _column_findings(schema, path, names)
+    header = _csv_header(path)
+    if isinstance(header, Finding):
+        return None, [header]
+    return header, _column_findings(schema, path, header)
+
+
+def _column_findings(schema: FileSchema, path: Path, names: list[str]) -> list[Finding]:
+    return [
+        Finding(str(path), None, name, "required column is missing")
+        for name in schema.names
+        if name not in names
+    ] + [
+        Finding(str(path), None, name, "unexpected column (renamed or extra?)")
+        for name in names
+        if name not in schema.names
+    ]
+
+
+def _reader(path: Path, header: list[str] | None) -> tuple[str, list]:
+    """A query reading `path` as text in the schema's column order, with row numbers."""
+    if header is None:  # parquet
+        return "select row_number() over () as _row, columns(*)::varchar from read_parquet(?)", [
+            str(path)
+        ]
+    # No sniffing: the header names the columns, every value is text, and a row with too few or
+    # too many fields (a truncated file) is an error with its line number.
+    return (
+        "select row_number() over () as _row, * from read_csv(?, columns = ?, header = false, "
+        "skip = 1, delim = ',', quote = '\"', escape = '\"', auto_detect = false, "
+        "strict_mode = true, null_padding = false)",
+        [str(path), {name: "VARCHAR" for name in header}],
+    )
+
+
+def stage_files(
+    con: duckdb.DuckDBPyConnection, schema: FileSchema, files: dict[str, Path]
+) -> dict[str, list[Finding]]:
+    """Read every readable file of `files` (scope -> path) as text into one temp table
+    (scope, _row, columns...) with one query; return each scope's file-level findings.
+
+    A file that cannot be parsed (truncated, not UTF-8 past its header) fails the combined read;
+    the files are then read one by one, so the finding names that file.
+    """
     table = stage_table(schema.kind)
     con.execute(f"drop table if exists {table}")
-    if not path.exists():
-        return [Finding(str(path), None, None, "file is missing from the delivery")]
-    if path.stat().st_size == 0:
-        return [Finding(str(path), None, None, "file is empty")]
-    if path.suffix == ".parquet":
-        reader, params = "select columns(*)::varchar from read_parquet(?)", [str(path)]
-    else:
-        header = _csv_header(path)
-        if isinstance(header, Finding):
-            return [header]
-        # No sniffing: the header names the columns, every value is text, and a row with too
-        # few or too many fields (a truncated file) is an error with its line number.
-        reader = (
-            "select * from read_csv(?, columns = ?, header = false, skip = 1, "
-            "delim = ',', quote = '\"', escape = '\"', auto_detect = false, "
-            "strict_mode = true, null_padding = false)"
-        )
-        params = [str(path), {name: "VARCHAR" for name in header}]
+    columns = ", ".join(f'"{name}"' for name in schema.names)
+    con.execute(
+        f"create temp table {table} (scope varchar, _row bigint, "
+        + ", ".join(f'"{name}" varchar' for name in schema.names)
+        + ")"
+    )
+    findings: dict[str, list[Finding]] = {}
+    readers = {}
+    for scope, path in files.items():
+        header, found = _file_findings(schema, path)
+        findings[scope] = found
+        if not found:
+            readers[scope] = _reader(path, header)
+
+    def select(scope: str) -> tuple[str, list]:
+        sql, params = readers[scope]
+        return f"select ?::varchar as scope, _row, {columns} from ({sql})", [scope, *params]
+
+    parts = [select(scope) for scope in readers]
     try:
-        con.execute(
-            f"create temp table {table} as select row_number() over () as _row, * from ({reader})",
-            params,
-        )
-    except duckdb.Error as error:
-        first_line = str(error).strip().splitlines()[0]
-        return [Finding(str(path), None, None, f"file cannot be read: {first_line}")]
-    columns = [row[0] for row in con.execute(f"describe {table}").fetchall()][1:]
-    findings = []
-    missing = [c for c in schema.names if c not in columns]
-    extra = [c for c in columns if c not in schema.names]
-    for name in missing:
-        findings.append(Finding(str(path), None, name, "required column is missing"))
-    for name in extra:
-        findings.append(Finding(str(path), None, name, "unexpected column (renamed or extra?)"))
-    if (
-        not findings
-        and not schema.allow_empty
-        and con.execute(f"select count(*) from {table}").fetchone()[0] == 0
-    ):
-        findings.append(Finding(str(path), None, None, "file has a header but no rows"))
+        if parts:
+            con.execute(
+                f"insert into {table} " + " union all ".join(sql for sql, _ in parts),
+                [value for _, params in parts for value in params],
+            )
+    except duckdb.Error:
+        con.execute(f"delete from {table}")
+        for scope in readers:
+            sql, params = select(scope)
+            try:
+                con.execute(f"insert into {table} {sql}", params)
+            except duckdb.Error as error:
+                first_line = str(error).strip().splitlines()[0]
+                findings[scope].append(
+                    Finding(str(files[scope]), None, None, f"file cannot be read: {first_line}")
+                )
+    if not schema.allow_empty:
+        counts = dict(con.execute(f"select scope, count(*) from {table} group by scope").fetchall())
+        for scope in readers:
+            if not findings[scope] and not counts.get(scope):
+                findings[scope].append(
+                    Finding(str(files[scope]), None, None, "file has a header but no rows")
+                )
     return findings
 
 
-def row_checks(
-    schema: FileSchema, period_start: dt.date | None, period_end: dt.date | None
-) -> tuple[str, list]:
-    """One query returning (row, field, reason, value) for every failing cell of the stage."""
+def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
+    """One query returning (scope, row, field, reason, value) for every failing cell of the
+    stage; period bounds come from the temp table stage_periods when `with_periods`."""
     table = stage_table(schema.kind)
     parts, params = [], []
 
@@ -117,62 +179,62 @@ def row_checks(
         name = f'"{column.name}"'
         label = column.name
         if column.required:
-            add(f"select _row, '{label}', 'missing value', null from {table} where {name} is null")
+            add(
+                f"select scope, _row, '{label}', 'missing value', null from {table} "
+                f"where {name} is null"
+            )
         add(
-            f"select _row, '{label}', 'not a valid {column.type}', {name} from {table} "
+            f"select scope, _row, '{label}', 'not a valid {column.type}', {name} from {table} "
             f"where {name} is not null and try_cast({name} as {column.type}) is null"
         )
         if column.nonnegative:
             add(
-                f"select _row, '{label}', 'negative amount', {name} from {table} "
+                f"select scope, _row, '{label}', 'negative amount', {name} from {table} "
                 f"where try_cast({name} as {column.type}) < 0"
             )
         if column.maximum is not None:
             add(
-                f"select _row, '{label}', 'absurd amount (over {column.maximum})', {name} "
+                f"select scope, _row, '{label}', 'absurd amount (over {column.maximum})', {name} "
                 f"from {table} where try_cast({name} as {column.type}) > ?::{column.type}",
                 column.maximum,
             )
         if column.allowed:
             add(
-                f"select _row, '{label}', 'value not in the accepted codes', {name} from {table} "
-                f"where {name} is not null and not list_contains(?::varchar[], {name})",
+                f"select scope, _row, '{label}', 'value not in the accepted codes', {name} "
+                f"from {table} where {name} is not null "
+                f"and not list_contains(?::varchar[], {name})",
                 list(column.allowed),
             )
     keys = ", ".join(f'"{k}"' for k in schema.key)
     add(
-        f"select _row, '{'+'.join(schema.key)}', 'duplicate row', concat_ws('|', {keys}) from "
-        f"(select *, count(*) over (partition by {keys}) as _copies from {table}) "
+        f"select scope, _row, '{'+'.join(schema.key)}', 'duplicate row', concat_ws('|', {keys}) "
+        f"from (select *, count(*) over (partition by scope, {keys}) as _copies from {table}) "
         f"where _copies > 1"
     )
     if schema.id_column:
         add(
-            f"select _row, '{schema.id_column}', 'receivable not in the Receivable Schedule', "
+            f"select scope, _row, '{schema.id_column}', "
+            "'receivable not in the Receivable Schedule', "
             f'"{schema.id_column}" from {table} where "{schema.id_column}" not in '
-            f"(select receivable_id from raw.receivable_schedule)"
+            "(select receivable_id from raw.receivable_schedule)"
         )
-    if schema.period_columns and period_start:
-        begin, end = schema.period_columns
-        add(
-            f"select _row, '{begin}', 'tape is for another Collection Period', \"{begin}\" "
-            f'from {table} where try_cast("{begin}" as date) <> ?',
-            period_start,
-        )
-        add(
-            f"select _row, '{end}', 'tape is for another Collection Period', \"{end}\" "
-            f'from {table} where try_cast("{end}" as date) <> ?',
-            period_end,
-        )
-    if schema.date_in_period and period_start:
+    if schema.period_columns and with_periods:
+        for name, bound in zip(schema.period_columns, ("period_start", "period_end"), strict=True):
+            add(
+                f"select stage.scope, stage._row, '{name}', "
+                "'tape is for another Collection Period', "
+                f'stage."{name}" from {table} as stage inner join stage_periods as period '
+                f'using (scope) where try_cast(stage."{name}" as date) <> period.{bound}'
+            )
+    if schema.date_in_period and with_periods:
         name = schema.date_in_period
         add(
-            f"select _row, '{name}', 'date outside the Collection Period', \"{name}\" "
-            f'from {table} where try_cast("{name}" as date) not between ? and ?',
-            period_start,
-            period_end,
+            f"select stage.scope, stage._row, '{name}', 'date outside the Collection Period', "
+            f'stage."{name}" from {table} as stage inner join stage_periods as period '
+            f'using (scope) where try_cast(stage."{name}" as date) '
+            f"not between period.period_start and period.period_end"
         )
-    sql = " union all ".join(parts)
-    return f"select * from ({sql}) order by 1, 2", params
+    return " union all ".join(parts), params
 
 
 def _table_exists(con, table: str) -> bool:
@@ -185,42 +247,71 @@ def _table_exists(con, table: str) -> bool:
     )
 
 
-def _loaded(con, scope: str) -> bool:
-    return _table_exists(con, "loan_status") and bool(
-        con.execute("select count(*) from raw.loan_status where scope = ?", [scope]).fetchone()[0]
-    )
-
-
 def _money(column: str, alias: str = "") -> str:
     prefix = f"{alias}." if alias else ""
     return f'try_cast({prefix}"{column}" as decimal(18, 2))'
 
 
-def tape_consistency_checks(con, period_start: dt.date) -> tuple[str, list]:
-    """The loan-level tape against itself and against what is loaded before it:
+def tape_consistency_checks(con) -> str:
+    """The loan-level tapes of the batch against themselves and against their neighbours:
 
     - the ending balance follows from the beginning balance less principal collected, rebates
       and charge-off (zero once purchased);
     - each receivable begins the period at the balance it ended the previous one (the first
-      period: its Principal Balance in the Receivable Schedule);
+      Collection Period: its Principal Balance in the Receivable Schedule);
     - every receivable outstanding at the end of the previous period is on the tape.
-    A previous period not loaded yet cannot be compared; the servicing criteria catch it later.
+    The previous period is taken from the batch if it is in it, else from what is loaded; one
+    neither delivered nor loaded cannot be compared (the servicing criteria catch it later).
     """
     table = stage_table("loan_status")
     begin, end = (
         "reportingPeriodBeginningLoanBalanceAmount",
         "reportingPeriodActualEndBalanceAmount",
     )
-    parts = [
-        f"select _row, '{end}', 'ending balance does not follow from the beginning balance, "
-        f'principal, rebates and charge-off\', "{end}" from {table} '
-        f"where {_money(end)} is distinct from case when \"loanStatus\" = 'purchased' then 0 "
-        f"else {_money(begin)} - {_money('actualPrincipalCollectedAmount')} "
-        f"- {_money('rebateAmount')} - {_money('chargedoffPrincipalAmount')} end "
-        f"and {_money(begin)} is not null and {_money(end)} is not null"
-    ]
-    params: list = []
-    previous = f"{period_start - dt.timedelta(days=1):%Y-%m}"
+    loaded = (
+        f'union all select scope, "assetNumber", "{end}" from raw.loan_status '
+        f"where scope not in (select scope from stage_periods)"
+        if _table_exists(con, "loan_status")
+        else ""
+    )
+    prior = f'(select scope, "assetNumber", {_money(end)} as ending from {table} {loaded})'
+    return f"""
+        select scope, _row, '{end}', 'ending balance does not follow from the beginning balance,
+            principal, rebates and charge-off', "{end}" from {table}
+        where {_money(end)} is distinct from case when "loanStatus" = 'purchased' then 0
+            else {_money(begin)} - {_money("actualPrincipalCollectedAmount")}
+            - {_money("rebateAmount")} - {_money("chargedoffPrincipalAmount")} end
+            and {_money(begin)} is not null and {_money(end)} is not null
+        union all
+        select stage.scope, stage._row, '{begin}', 'beginning balance is not the Principal
+            Balance in the Receivable Schedule (' || schedule.principal_balance || ')',
+            stage."{begin}"
+        from {table} as stage
+        inner join stage_periods as period using (scope)
+        inner join raw.receivable_schedule as schedule
+            on schedule.receivable_id = stage."assetNumber"
+        where period.is_first and {_money(begin, "stage")} <> schedule.principal_balance
+        union all
+        select stage.scope, stage._row, '{begin}', 'beginning balance is not the ending balance
+            of ' || period.previous_scope || ' (' || prior.ending || ')', stage."{begin}"
+        from {table} as stage
+        inner join stage_periods as period using (scope)
+        inner join {prior} as prior
+            on prior.scope = period.previous_scope and prior."assetNumber" = stage."assetNumber"
+        where not period.is_first and {_money(begin, "stage")} <> prior.ending
+        union all
+        select period.scope, null, 'assetNumber', 'receivable outstanding at the end of '
+            || period.previous_scope || ' is missing from the tape', prior."assetNumber"
+        from stage_periods as period
+        inner join {prior} as prior on prior.scope = period.previous_scope
+        where not period.is_first and prior.ending > 0 and not exists (
+            select 1 from {table} as stage
+            where stage.scope = period.scope and stage."assetNumber" = prior."assetNumber")
+    """
+
+
+def stage_periods(con, periods: dict[str, tuple[dt.date, dt.date]]) -> None:
+    """The batch's Collection Periods: bounds, the period before each, whether it is the first."""
     cutoff = (
         con.execute(
             "select max(value)::date from raw.deal_terms where term = 'cutoff_date'"
@@ -228,40 +319,39 @@ def tape_consistency_checks(con, period_start: dt.date) -> tuple[str, list]:
         if _table_exists(con, "deal_terms")
         else None
     )
-    if cutoff is not None and period_start == cutoff + dt.timedelta(days=1):
-        # the first Collection Period begins at the schedule's Principal Balances
-        parts.append(
-            f"select stage._row, '{begin}', 'beginning balance is not the Principal Balance in "
-            f"the Receivable Schedule (' || schedule.principal_balance || ')', "
-            f'stage."{begin}" from {table} as stage inner join raw.receivable_schedule as '
-            f'schedule on schedule.receivable_id = stage."assetNumber" '
-            f"where {_money(begin, 'stage')} <> schedule.principal_balance"
-        )
-    elif _loaded(con, previous):
-        parts.append(
-            f"select stage._row, '{begin}', 'beginning balance is not the ending balance of "
-            f'{previous} (\' || prior."{end}" || \')\', stage."{begin}" from {table} as stage '
-            f"inner join raw.loan_status as prior on prior.scope = ? "
-            f'and prior."assetNumber" = stage."assetNumber" '
-            f'where {_money(begin, "stage")} <> prior."{end}"'
-        )
-        parts.append(
-            f"select null, 'assetNumber', 'receivable outstanding at the end of {previous} is "
-            f'missing from the tape\', prior."assetNumber" from raw.loan_status as prior '
-            f'where prior.scope = ? and prior."{end}" > 0 and prior."assetNumber" not in '
-            f'(select "assetNumber" from {table})'
-        )
-        params += [previous, previous]
-    return " union all ".join(parts), params
+    con.execute(
+        "create or replace temp table stage_periods (scope varchar, period_start date, "
+        "period_end date, previous_scope varchar, is_first boolean)"
+    )
+    con.executemany(
+        "insert into stage_periods values (?, ?, ?, ?, ?)",
+        [
+            (
+                scope,
+                start,
+                end,
+                f"{start - dt.timedelta(days=1):%Y-%m}",
+                cutoff is not None and start == cutoff + dt.timedelta(days=1),
+            )
+            for scope, (start, end) in periods.items()
+        ],
+    )
 
 
-def check_rows(con, schema: FileSchema, path: Path, period_start=None, period_end=None):
-    sql, params = row_checks(schema, period_start, period_end)
-    if schema.kind == "loan_status" and period_start:
-        extra_sql, extra_params = tape_consistency_checks(con, period_start)
-        sql = f"select * from ({sql}) union all {extra_sql} order by 1 nulls last, 2"
-        params = params + extra_params
-    return [
-        Finding(str(path), row, field, reason, value)
-        for row, field, reason, value in con.execute(sql, params).fetchall()
-    ]
+def check_rows(
+    con,
+    schema: FileSchema,
+    files: dict[str, Path],
+    periods: dict[str, tuple[dt.date, dt.date]] | None = None,
+) -> dict[str, list[Finding]]:
+    """Every failing cell of the staged files, per scope, naming file, row and field."""
+    sql, params = row_checks(schema, with_periods=bool(periods))
+    if schema.kind == "loan_status" and periods:
+        sql = f"{sql} union all {tape_consistency_checks(con)}"
+    findings: dict[str, list[Finding]] = {scope: [] for scope in files}
+    rows = con.execute(f"select * from ({sql}) order by 1, 2 nulls last, 3", params).fetchall()
+    for scope, row, field, reason, value in rows:
+        if scope in findings:
+            reason = " ".join(reason.split())
+            findings[scope].append(Finding(str(files[scope]), row, field, reason, value))
+    return findings

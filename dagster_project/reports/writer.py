@@ -13,6 +13,7 @@ comes from the DECIMAL columns as text.
 
 import html
 import os
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -80,14 +81,23 @@ def _version_stem(distribution, version: int) -> str:
     return f"certificates/versions/certificate_{distribution}_v{version}"
 
 
-def _write(document, out: Path, stem: str) -> None:
-    """`stem`.html and `stem`.pdf under `out`."""
+def _write(document, out: Path, stem: str, reuse: Path | None = None) -> None:
+    """`stem`.html and `stem`.pdf under `out`. A document identical to the one in `reuse` (the
+    previous reports) keeps its PDF: rendering PDFs is the slow part of a monthly run."""
     (out / stem).parent.mkdir(parents=True, exist_ok=True)
-    (out / f"{stem}.html").write_text(render_html(document), encoding="utf-8")
+    page = render_html(document)
+    (out / f"{stem}.html").write_text(page, encoding="utf-8")
+    if reuse is not None:
+        before_html, before_pdf = reuse / f"{stem}.html", reuse / f"{stem}.pdf"
+        if before_pdf.exists() and before_html.exists() and before_html.read_text() == page:
+            shutil.copyfile(before_pdf, out / f"{stem}.pdf")
+            return
     render_pdf(document, out / f"{stem}.pdf")
 
 
-def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
+def write_reports(
+    published: Path, out: Path | None = None, reuse: Path | None = None
+) -> dict[str, int]:
     out = out or reports_dir()
     (out / "certificates").mkdir(parents=True, exist_ok=True)
     (out / "statements").mkdir(parents=True, exist_ok=True)
@@ -163,6 +173,7 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
                 certificate_document(trust_name, period, lines),
                 out,
                 _version_stem(distribution, version.version),
+                reuse,
             )
         if distribution in gate:
             standing = history[-1] if history else None
@@ -182,6 +193,7 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
                     withheld_document(trust_name, title, distribution, gate[distribution], link),
                     out,
                     stem,
+                    reuse,
                 )
             index.append(
                 f'<li>{distribution}: <b>withheld</b> (<a href="{certificate}.html">why</a>)</li>'
@@ -204,9 +216,9 @@ def write_reports(published: Path, out: Path | None = None) -> dict[str, int]:
                 for v in history[:-1]
             )
             restated = f" <b>restated, version {history[-1].version}</b> (earlier: {earlier})"
-        _write(document, out, certificate)
+        _write(document, out, certificate, reuse)
         items = [r[1:] for r in statements if r[0] == distribution]
-        _write(statement_document(trust_name, distribution, items), out, statement)
+        _write(statement_document(trust_name, distribution, items), out, statement, reuse)
         index.append(
             f'<li>{distribution}: certificate (<a href="{certificate}.html">HTML</a>, '
             f'<a href="{certificate}.pdf">PDF</a>){restated}, statement to noteholders '
