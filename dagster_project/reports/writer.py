@@ -14,6 +14,7 @@ comes from the DECIMAL columns as text.
 import html
 import os
 import shutil
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -81,18 +82,33 @@ def _version_stem(distribution, version: int) -> str:
     return f"certificates/versions/certificate_{distribution}_v{version}"
 
 
-def _write(document, out: Path, stem: str, reuse: Path | None = None) -> None:
-    """`stem`.html and `stem`.pdf under `out`. A document identical to the one in `reuse` (the
-    previous reports) keeps its PDF: rendering PDFs is the slow part of a monthly run."""
-    (out / stem).parent.mkdir(parents=True, exist_ok=True)
-    page = render_html(document)
-    (out / f"{stem}.html").write_text(page, encoding="utf-8")
-    if reuse is not None:
-        before_html, before_pdf = reuse / f"{stem}.html", reuse / f"{stem}.pdf"
-        if before_pdf.exists() and before_html.exists() and before_html.read_text() == page:
-            shutil.copyfile(before_pdf, out / f"{stem}.pdf")
+class _Writer:
+    """Writes each document's HTML at once and its PDF later, all PDFs on every core (rendering
+    them is the slow part). A document identical to the one in `reuse` (the previous reports)
+    keeps its PDF."""
+
+    def __init__(self, out: Path, reuse: Path | None):
+        self.out, self.reuse = out, reuse
+        self.pending: list[tuple] = []
+
+    def __call__(self, document, stem: str) -> None:
+        (self.out / stem).parent.mkdir(parents=True, exist_ok=True)
+        page = render_html(document)
+        (self.out / f"{stem}.html").write_text(page, encoding="utf-8")
+        if self.reuse is not None:
+            before_html, before_pdf = self.reuse / f"{stem}.html", self.reuse / f"{stem}.pdf"
+            if before_pdf.exists() and before_html.exists() and before_html.read_text() == page:
+                shutil.copyfile(before_pdf, self.out / f"{stem}.pdf")
+                return
+        self.pending.append((document, self.out / f"{stem}.pdf"))
+
+    def render_pdfs(self) -> None:
+        if len(self.pending) < 8:
+            for document, path in self.pending:
+                render_pdf(document, path)
             return
-    render_pdf(document, out / f"{stem}.pdf")
+        with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(render_pdf, *zip(*self.pending, strict=True), chunksize=8))
 
 
 def write_reports(
@@ -154,6 +170,7 @@ def write_reports(
             }
         )
     index = []
+    write = _Writer(out, reuse)
     for distribution, determination, start, end in periods:
         period = {
             "distribution_date": distribution,
@@ -169,11 +186,9 @@ def write_reports(
         kept = history if distribution in gate else history[:-1]
         for version in kept:
             lines = [{**row, "value": version.values.get(row["line"])} for row in layout]
-            _write(
+            write(
                 certificate_document(trust_name, period, lines),
-                out,
                 _version_stem(distribution, version.version),
-                reuse,
             )
         if distribution in gate:
             standing = history[-1] if history else None
@@ -189,11 +204,9 @@ def write_reports(
                     if standing
                     else None
                 )
-                _write(
+                write(
                     withheld_document(trust_name, title, distribution, gate[distribution], link),
-                    out,
                     stem,
-                    reuse,
                 )
             index.append(
                 f'<li>{distribution}: <b>withheld</b> (<a href="{certificate}.html">why</a>)</li>'
@@ -216,14 +229,15 @@ def write_reports(
                 for v in history[:-1]
             )
             restated = f" <b>restated, version {history[-1].version}</b> (earlier: {earlier})"
-        _write(document, out, certificate, reuse)
+        write(document, certificate)
         items = [r[1:] for r in statements if r[0] == distribution]
-        _write(statement_document(trust_name, distribution, items), out, statement, reuse)
+        write(statement_document(trust_name, distribution, items), statement)
         index.append(
             f'<li>{distribution}: certificate (<a href="{certificate}.html">HTML</a>, '
             f'<a href="{certificate}.pdf">PDF</a>){restated}, statement to noteholders '
             f'(<a href="{statement}.html">HTML</a>, <a href="{statement}.pdf">PDF</a>)</li>'
         )
+    write.render_pdfs()
     for column in pool.columns:
         if column != "distribution_date":
             pool[column] = pool[column].astype(float)
