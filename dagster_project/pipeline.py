@@ -18,11 +18,12 @@ from dagster_project.definitions import defs
 from dagster_project.generator.writers import sha256
 from dagster_project.ingestion.assets import (
     deal_terms,
-    find_file,
     market_inputs,
     monthly_tape,
     receivable_schedule,
+    tape_files,
 )
+from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
 from dagster_project.resources import WarehouseResource
 
@@ -52,12 +53,14 @@ def pending(warehouse, periods: list[str]) -> list[str]:
             return periods
     out = []
     for period in periods:
-        folder = warehouse.deliveries_dir / period
-        files = [
-            (kind, find_file(folder, kind)) for kind in ("loan_status", "payment_transactions")
-        ]
+        try:
+            files = tape_files(warehouse.deliveries_dir / period)
+        except Ex102Error:  # the run reports it
+            out.append(period)
+            continue
         if any(
-            not path.exists() or (period, kind, sha256(path)) not in loaded for kind, path in files
+            not path.exists() or (period, schema.kind, sha256(path)) not in loaded
+            for schema, path in files
         ):
             out.append(period)
     return out

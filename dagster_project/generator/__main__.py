@@ -14,6 +14,7 @@ from tqdm import tqdm
 from dagster_project.business_calendar import payment_periods
 from dagster_project.deal import PROJECT_ROOT, load_deal
 from dagster_project.generator import market_inputs
+from dagster_project.generator.ex102_writer import Ex102TapeWriter
 from dagster_project.generator.performance import simulate
 from dagster_project.generator.schedule import build_schedule
 from dagster_project.generator.writers import write_delivery, write_frame, write_schedule
@@ -38,7 +39,9 @@ def generate(
         shutil.rmtree(out)
     out.mkdir(parents=True)
     schedule = build_schedule(deal, receivables, rng)
-    write_schedule(schedule.frame, out / f"receivable_schedule.{fmt}")
+    # EX-102 covers the monthly tapes only: the schedule of an XML deal stays a CSV
+    write_schedule(schedule.frame, out / f"receivable_schedule.{'csv' if fmt == 'xml' else fmt}")
+    ex102 = Ex102TapeWriter() if fmt == "xml" else None
 
     periods = payment_periods(deal)
     collections: dict[str, Decimal] = {}
@@ -51,7 +54,11 @@ def generate(
         file=sys.stderr,
     )
     for tape in simulate(deal, schedule, periods, rng):
-        write_delivery(tape, out / "deliveries" / tape.period.collection_period, fmt)
+        folder = out / "deliveries" / tape.period.collection_period
+        if ex102:
+            ex102.write(tape, folder)  # EX-102 has no transaction file
+        else:
+            write_delivery(tape, folder, fmt)
         collections[tape.period.collection_period] = Decimal(
             int(
                 tape.transactions.loc[
@@ -109,7 +116,12 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--deal", type=Path, default=None, help="deal file (default: 2015-4)")
-    parser.add_argument("--format", choices=("csv", "parquet"), default="csv")
+    parser.add_argument(
+        "--format",
+        choices=("csv", "parquet", "xml"),
+        default="csv",
+        help="delivery format; xml writes the tapes as SEC EX-102 asset-level data",
+    )
     parser.add_argument(
         "--if-absent",
         action="store_true",

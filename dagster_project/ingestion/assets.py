@@ -1,25 +1,59 @@
 """Ingestion assets: deal terms, the Receivable Schedule, the monthly tapes, the market inputs."""
 
+import os
 from pathlib import Path
 
 import dagster as dg
 
 from dagster_project.business_calendar import period_for_collection_month
-from dagster_project.ingestion import schemas
+from dagster_project.ingestion import ex102, schemas
 from dagster_project.ingestion.deal_tables import load_deal_tables
 from dagster_project.ingestion.loader import (
     Delivery,
     IngestionError,
+    ensure_table,
     load_deliveries,
     load_files,
 )
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
+from dagster_project.ingestion.validation import Finding
 from dagster_project.quality.checks import SCHEDULE_CHECK_SPECS, schedule_check_results
 from dagster_project.quality.runs import SCHEDULE_SUITES, summaries, validate_schedule
 from dagster_project.resources import WarehouseResource
 
-FORMATS = ("csv", "csv.gz", "parquet")
+FORMATS = ("csv", "csv.gz", "parquet")  # an EX-102 delivery is any *.xml (tape_files)
 LOAD_CHUNK = 6  # Collection Periods validated and loaded per pass
+
+
+def chunks(deliveries: list) -> list[tuple[int, list]]:
+    """(offset, deliveries) of at most LOAD_CHUNK consecutive periods of one format each."""
+    out, start = [], 0
+    while start < len(deliveries):
+        kinds = [schema.kind for schema, _ in deliveries[start].files]
+        end = start + 1
+        while (
+            end < len(deliveries)
+            and end - start < LOAD_CHUNK
+            and [schema.kind for schema, _ in deliveries[end].files] == kinds
+        ):
+            end += 1
+        out.append((start, deliveries[start:end]))
+        start = end
+    return out
+
+
+def tape_files(folder: Path) -> list[tuple[schemas.FileSchema, Path]]:
+    """A period's delivery: the tape and its transactions (CSV or Parquet), or one SEC EX-102
+    XML file (no transactions; of several pool variants, the one CAOT_EX102_VARIANT names)."""
+    filings = sorted(folder.glob("*.xml"))
+    if filings:
+        return [
+            (schemas.LOAN_STATUS, ex102.choose_file(filings, os.environ.get("CAOT_EX102_VARIANT")))
+        ]
+    return [
+        (schemas.LOAN_STATUS, find_file(folder, "loan_status")),
+        (schemas.PAYMENT_TRANSACTIONS, find_file(folder, "payment_transactions")),
+    ]
 
 
 def find_file(folder: Path, stem: str) -> Path:
@@ -103,6 +137,8 @@ def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseR
         count, balance = con.execute(
             "select count(*), sum(principal_balance) from raw.receivable_schedule"
         ).fetchone()
+        for tape in schemas.TAPE_SCHEMAS:  # an EX-102 deal delivers no transactions at all
+            ensure_table(con, tape)
         # The suites run when the schedule changes (or never ran); otherwise their stored
         # results stand, so a monthly run does not pay for them again.
         validated = result.changed or not summaries(con, SCHEDULE_SUITES)
@@ -183,18 +219,18 @@ def monthly_tape(context: dg.AssetExecutionContext, warehouse: WarehouseResource
     for key in keys:
         period = period_for_collection_month(deal, key)
         folder = Path(landed) if landed else warehouse.deliveries_dir / key
-        files = [
-            (schemas.LOAN_STATUS, find_file(folder, "loan_status")),
-            (schemas.PAYMENT_TRANSACTIONS, find_file(folder, "payment_transactions")),
-        ]
+        try:
+            files = tape_files(folder)
+        except ex102.Ex102Error as error:
+            failures.append(IngestionError(key, [Finding(str(folder), None, None, str(error))]))
+            continue
         deliveries.append(
             Delivery(key, files, period.collection_period_start, period.collection_period_end)
         )
     with warehouse.connect() as con:
         # A few periods per pass: one read, one check query and one commit per chunk, and a run
         # killed midway keeps the chunks it committed (each period still loads whole or not).
-        for first in range(0, len(deliveries), LOAD_CHUNK):
-            chunk = deliveries[first : first + LOAD_CHUNK]
+        for first, chunk in chunks(deliveries):
             for delivery, result in zip(chunk, load_deliveries(con, chunk), strict=True):
                 if isinstance(result, IngestionError):
                     failures.append(result)

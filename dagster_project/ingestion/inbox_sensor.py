@@ -1,8 +1,9 @@
 """Watch the inbox for monthly deliveries and launch the run of their Collection Period.
 
 A delivery is a folder data/inbox/<YYYY-MM>/ (CAOT_INBOX_DIR) holding the loan-level status file
-and the payment transactions. The sensor launches the partition's run only when the delivery is
-complete (a Collection Period of the deal, both files present and not empty) and new (not the
+and the payment transactions, or one SEC EX-102 XML file. The sensor launches the partition's run
+only when the delivery is complete (a Collection Period of the deal, its files present and not
+empty) and new (not the
 same bytes as a delivery already launched or loaded); anything else is reported, not run. The
 run reads the files from the inbox folder (run tag caot/delivery_dir), validates and loads them.
 """
@@ -17,12 +18,12 @@ import duckdb
 
 from dagster_project import warehouse as warehouse_files
 from dagster_project.generator.writers import sha256
-from dagster_project.ingestion.assets import find_file
+from dagster_project.ingestion.assets import tape_files
+from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.ingestion.monthly_job import monthly_servicing_job
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
 
 DELIVERY_TAG = "caot/delivery_dir"
-TAPE_FILES = ("loan_status", "payment_transactions")
 
 
 def inbox_dir() -> Path:
@@ -65,14 +66,17 @@ def decide(folder: Path, launched: set[str], loaded: set[str]) -> Decision:
     key = folder.name
     if key not in COLLECTION_PERIODS.get_partition_keys():
         return Decision(folder, None, None, f"{folder}: not a Collection Period of the deal")
-    files = {stem: find_file(folder, stem) for stem in TAPE_FILES}
+    try:
+        files = {schema.kind: path for schema, path in tape_files(folder)}
+    except Ex102Error as error:
+        return Decision(folder, key, None, str(error))
     missing = [stem for stem, path in files.items() if not path.exists()]
     if missing:
         return Decision(folder, key, None, f"{folder}: incomplete, missing {', '.join(missing)}")
     empty = [stem for stem, path in files.items() if path.stat().st_size == 0]
     if empty:
         return Decision(folder, key, None, f"{folder}: incomplete, empty {', '.join(empty)}")
-    fingerprint = "+".join(sha256(files[stem]) for stem in sorted(TAPE_FILES))
+    fingerprint = "+".join(sha256(files[kind]) for kind in sorted(files))
     if fingerprint in launched or fingerprint in loaded:
         return Decision(folder, key, fingerprint, f"{folder}: duplicate of a delivery already run")
     return Decision(folder, key, fingerprint, None)

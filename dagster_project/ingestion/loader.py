@@ -65,6 +65,10 @@ def ensure_table(con, schema: FileSchema) -> None:
     con.execute(
         f"create table if not exists {schema.table} (scope varchar, delivery_id varchar, {columns})"
     )
+    for column in schema.columns:  # a warehouse built before a column was added gets it
+        con.execute(
+            f'alter table {schema.table} add column if not exists "{column.name}" {column.type}'
+        )
 
 
 def current_hashes(con, scope: str) -> dict[str, str]:

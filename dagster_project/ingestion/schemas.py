@@ -18,6 +18,8 @@ class Column:
     nonnegative: bool = False  # money and counts that cannot be negative
     allowed: tuple[str, ...] = ()  # accepted values, if a code list
     maximum: str | None = None  # larger values are absurd (money of one receivable)
+    in_every_file: bool = True  # False: a format may leave the column out (it reads as NULL)
+    omissible: bool = False  # EX-102 leaves it out where it does not apply: NULL, never 0
 
 
 @dataclass(frozen=True)
@@ -37,8 +39,10 @@ class FileSchema:
         return [c.name for c in self.columns]
 
 
-def money(name: str, required: bool = True) -> Column:
-    return Column(name, MONEY, required=required, nonnegative=True, maximum=MAX_AMOUNT)
+def money(name: str, required: bool = True, omissible: bool = False) -> Column:
+    return Column(
+        name, MONEY, required=required, nonnegative=True, maximum=MAX_AMOUNT, omissible=omissible
+    )
 
 
 LOAN_STATUSES = (
@@ -96,30 +100,42 @@ LOAN_STATUS = FileSchema(
         Column("reportingPeriodEndingDate", "date"),
         money("reportingPeriodBeginningLoanBalanceAmount"),
         money("reportingPeriodActualEndBalanceAmount"),
-        money("reportingPeriodScheduledPaymentAmount"),
-        money("totalActualAmountPaid"),
-        money("actualInterestCollectedAmount"),
-        money("actualPrincipalCollectedAmount"),
-        money("actualOtherCollectedAmount"),
-        money("rebateAmount"),
-        Column("currentDelinquencyStatus", "integer", nonnegative=True),
+        money("reportingPeriodScheduledPaymentAmount", omissible=True),
+        money("totalActualAmountPaid", omissible=True),
+        money("actualInterestCollectedAmount", omissible=True),
+        money("actualPrincipalCollectedAmount", omissible=True),
+        money("actualOtherCollectedAmount", omissible=True),
+        money("rebateAmount", omissible=True),
+        Column("currentDelinquencyStatus", "integer", nonnegative=True, omissible=True),
         Column("loanStatus", "varchar", allowed=LOAN_STATUSES),
         Column(
             "zeroBalanceCode", "varchar", required=False, allowed=("1", "2", "3", "4", "5", "99")
         ),
-        money("chargedoffPrincipalAmount"),
-        money("recoveredAmount"),
-        money("liquidationExpenseAmount"),
-        Column("repossessedIndicator", "boolean"),
+        money("chargedoffPrincipalAmount", omissible=True),
+        money("recoveredAmount", omissible=True),
+        money("liquidationExpenseAmount", omissible=True),
+        Column("repossessedIndicator", "boolean", omissible=True),
         Column("repossessionDate", "date", required=False),
-        money("repurchaseAmount"),
-        Column("paymentExtendedNumber", "integer", nonnegative=True),
-        Column("extensionGrantedIndicator", "boolean"),
-        Column("obligorBankruptcyIndicator", "boolean"),
+        money("repurchaseAmount", omissible=True),
+        Column("paymentExtendedNumber", "integer", nonnegative=True, omissible=True),
+        Column("extensionGrantedIndicator", "boolean", omissible=True),
+        Column("obligorBankruptcyIndicator", "boolean", omissible=True),
         Column("interestPaidThroughDate", "date"),
-        Column("loanMaturityDate", "date"),
-        Column("remainingTermToMaturityNumber", "integer", nonnegative=True),
-        money("servicerAdvancedAmount"),
+        Column("loanMaturityDate", "date", omissible=True),
+        Column("remainingTermToMaturityNumber", "integer", nonnegative=True, omissible=True),
+        money("servicerAdvancedAmount", omissible=True),
+        # EX-102 deliveries only (ingestion/ex102.py); a CSV tape may leave them out
+        *(
+            Column(name, kind, required=False, in_every_file=False)
+            for name, kind in (
+                ("sourceFormat", "varchar"),
+                ("zeroBalanceCodes", "varchar"),
+                ("zeroBalanceEffectiveDate", "date"),
+                ("modificationTypeCodes", "varchar"),
+                ("subventedCodes", "varchar"),
+                ("repossessedProceedsAmount", "decimal(18, 2)"),
+            )
+        ),
     ),
 )
 

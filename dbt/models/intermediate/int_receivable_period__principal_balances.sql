@@ -75,6 +75,15 @@ spine as (
     from tape
     inner join calendar on tape.collection_period = calendar.collection_period
     inner join schedule on tape.receivable_id = schedule.receivable_id
+    -- EX-102 repeats a charged-off receivable in every later file: a repeat with no recovery
+    -- carries nothing new (its charge-off counted in its own month)
+    where not coalesce(
+        tape.source_format = 'ex102'
+        and tape.zero_balance_code = '4'
+        and tape.zero_balance_effective_date < tape.collection_period_start_date
+        and coalesce(tape.reported_recovered_amount, 0) = 0,
+        false
+    )
 ),
 
 with_state as (
@@ -99,6 +108,49 @@ with_state as (
             and spine.collection_period = liquidations.collection_period
 ),
 
+tape_fallback as (
+    -- EX-102 deliveries come without payment transactions: their receivable-periods take the
+    -- balance, collections and liquidations from the tape itself, and are marked not
+    -- independently recomputed. An omitted amount is no amount; Liquidation Proceeds are applied
+    -- as of the last day of the Collection Period (4.3), interest being paid through
+    -- interestPaidThroughDate (EX-102 reports neither the sale date nor unpaid interest).
+    select
+        * replace (
+            case when is_independently_recomputed then interest_paid_cents
+                else {{ to_cents('coalesce(reported_interest_collected_amount, 0)') }} end
+            as interest_paid_cents,
+            case when is_independently_recomputed then fees_paid_cents
+                else {{ to_cents('coalesce(reported_fees_collected_amount, 0)') }} end
+            as fees_paid_cents,
+            case when is_independently_recomputed then payment_principal_cents
+                else {{ to_cents('coalesce(reported_principal_collected_amount, 0)') }} end
+            as payment_principal_cents,
+            case when is_independently_recomputed then rebate_principal_cents
+                else {{ to_cents('coalesce(reported_rebate_amount, 0)') }} end
+            as rebate_principal_cents,
+            case when is_independently_recomputed then period_balance_cents
+                else {{ to_cents('reported_beginning_balance
+                    - coalesce(reported_principal_collected_amount, 0)
+                    - coalesce(reported_rebate_amount, 0)') }} end
+            as period_balance_cents,
+            case when is_independently_recomputed then period_unpaid_interest_cents else 0 end
+            as period_unpaid_interest_cents,
+            case when is_independently_recomputed then period_last_accrual_date
+                else interest_paid_through_date end as period_last_accrual_date,
+            case when is_independently_recomputed then gross_liquidation_amount
+                else coalesce(reported_recovered_amount, 0) end as gross_liquidation_amount,
+            case when is_independently_recomputed then liquidation_expense_amount
+                else coalesce(reported_liquidation_expense_amount, 0) end as liquidation_expense_amount,
+            case when is_independently_recomputed then first_liquidation_date
+                when coalesce(reported_recovered_amount, 0) > 0 then collection_period_end_date
+            end as first_liquidation_date
+        )
+    from (
+        select *, source_format is distinct from 'ex102' as is_independently_recomputed
+        from with_state
+    )
+),
+
 carried as (
     -- The simple-interest state carries forward through periods without a transaction.
     select
@@ -112,7 +164,7 @@ carried as (
             last_value(period_last_accrual_date ignore nulls) over receivable_history,
             cutoff_last_payment_date
         ) as last_accrual_date
-    from with_state
+    from tape_fallback
     window receivable_history as (
         partition by receivable_id order by period_number
         rows between unbounded preceding and current row
@@ -162,6 +214,7 @@ final as (
         distribution_date,
         delivery_id,
         reported_status,
+        is_independently_recomputed,
         reported_days_past_due as days_past_due,
         is_repossessed,
         is_obligor_bankrupt,

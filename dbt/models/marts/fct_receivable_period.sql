@@ -18,6 +18,9 @@ amounts as (
         as purchase_principal_cents,
         -- Art. I "Purchase Amount" (ii): unpaid interest at the APR to but excluding the Distribution Date
         case
+            -- an EX-102 tape reports the Purchase Amount itself (no recomputation to compare)
+            when is_purchase_period and not is_independently_recomputed
+                then {{ to_cents('coalesce(reported_purchase_amount, 0)') }} - simple_interest_balance_cents
             when is_purchase_period
                 then unpaid_interest_cents + {{ simple_interest_cents(
                     'simple_interest_balance_cents', 'apr_e6_value', 'distribution_date - last_accrual_date') }}
@@ -60,6 +63,7 @@ final as (
         default_reason,
         extension_count,
         -- flags
+        is_independently_recomputed,
         ending_balance_cents > 0 as is_outstanding,
         is_default_period,
         is_defaulted,

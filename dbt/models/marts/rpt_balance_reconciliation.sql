@@ -3,7 +3,10 @@
 with
 
 periods as (
+    -- only what was recomputed from the transactions can disagree with the tape (EX-102 rows
+    -- take their balances from the tape; rpt_servicing_criteria counts them)
     select * from {{ ref('fct_receivable_period') }}
+    where is_independently_recomputed
 ),
 
 compared as (

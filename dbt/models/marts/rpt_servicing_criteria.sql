@@ -61,6 +61,7 @@ tape_measures as (
     select
         collection_period,
         count(*) as receivable_periods_tested,
+        count(*) filter (where not is_independently_recomputed) as not_recomputed_count,
         -- 1122(d)(1)(v): the servicer's figures aggregate accurately: each receivable's ending
         -- balance is its beginning balance less principal, rebates and charge-off (zero once
         -- purchased), and it begins where the previous period ended
@@ -194,6 +195,7 @@ final as (
         calendar.distribution_date,
         -- measures (zero when the period complies)
         tape_measures.receivable_periods_tested,
+        tape_measures.not_recomputed_count,
         coalesce(balance_mismatches.balance_mismatch_count, 0) as balance_mismatch_count,
         tape_measures.servicer_roll_forward_break_count,
         tape_measures.servicer_continuity_break_count,

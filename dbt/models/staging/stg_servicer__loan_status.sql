@@ -11,8 +11,12 @@ renamed as (
         scope as collection_period,
         delivery_id,
         -- attributes
+        sourceFormat as source_format,
         loanStatus as reported_status,
         zeroBalanceCode as zero_balance_code,
+        zeroBalanceCodes as zero_balance_codes,
+        modificationTypeCodes as modification_type_codes,
+        subventedCodes as subvented_codes,
         currentDelinquencyStatus as reported_days_past_due,
         paymentExtendedNumber as extension_count,
         remainingTermToMaturityNumber as reported_remaining_term_months,
@@ -28,6 +32,7 @@ renamed as (
         chargedoffPrincipalAmount as reported_charged_off_principal_amount,
         recoveredAmount as reported_recovered_amount,
         liquidationExpenseAmount as reported_liquidation_expense_amount,
+        repossessedProceedsAmount as reported_repossession_proceeds_amount,
         repurchaseAmount as reported_purchase_amount,
         servicerAdvancedAmount as reported_servicer_advance_amount,
         -- dates
@@ -36,6 +41,7 @@ renamed as (
         repossessionDate as repossession_date,
         interestPaidThroughDate as interest_paid_through_date,
         loanMaturityDate as maturity_date,
+        zeroBalanceEffectiveDate as zero_balance_effective_date,
         -- flags
         repossessedIndicator as is_repossessed,
         extensionGrantedIndicator as is_extension_granted,

@@ -1,0 +1,242 @@
+"""SEC EX-102 asset-level XML as a delivery format: the traps of real files on small crafted files,
+flat memory while streaming, and the XML route against the CSV route on the same generated deal."""
+
+import tracemalloc
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import run_pipeline
+
+from dagster_project.ingestion import ex102
+
+NS = ex102.NAMESPACE
+
+
+def filing(path: Path, records: list[str]) -> Path:
+    body = "".join(f"<assets>{record}</assets>" for record in records)
+    path.write_text(f'<?xml version="1.0"?><assetData xmlns="{NS}">{body}</assetData>')
+    return path
+
+
+PERIOD = (
+    "<reportingPeriodBeginningDate>02-01-2016</reportingPeriodBeginningDate>"
+    "<reportingPeriodEndingDate>02-29-2016</reportingPeriodEndingDate>"
+)
+
+
+def rows(path: Path) -> list[dict]:
+    return [ex102.tape_row(record) for record in ex102.iter_assets(path)]
+
+
+def test_an_omitted_element_is_null_never_zero(tmp_path):
+    (row,) = rows(
+        filing(
+            tmp_path / "a.xml",
+            [
+                "<assetNumber>1</assetNumber>"
+                + PERIOD
+                + "<reportingPeriodBeginningLoanBalanceAmount>"
+                "100.00</reportingPeriodBeginningLoanBalanceAmount><actualInterestCollectedAmount>0"
+                "</actualInterestCollectedAmount>"
+            ],
+        )
+    )
+    assert row["actualInterestCollectedAmount"] == "0"  # reported zero stays zero
+    assert row["actualPrincipalCollectedAmount"] is None  # omitted is NULL
+    assert row["recoveredAmount"] is None and row["repurchaseAmount"] is None
+    assert row["liquidationExpenseAmount"] is None
+
+
+def test_repeated_elements_are_all_kept(tmp_path):
+    (row,) = rows(
+        filing(
+            tmp_path / "a.xml",
+            [
+                "<assetNumber>1</assetNumber>" + PERIOD + "<zeroBalanceCode>99</zeroBalanceCode>"
+                "<zeroBalanceCode>4</zeroBalanceCode><modificationTypeCode>3</modificationTypeCode>"
+                "<modificationTypeCode>4</modificationTypeCode><subvented>1</subvented>"
+                "<subvented>2</subvented><zeroBalanceEffectiveDate>02/2016</zeroBalanceEffectiveDate>"
+            ],
+        )
+    )
+    assert row["zeroBalanceCodes"] == "99|4" and row["zeroBalanceCode"] == "4"  # by precedence
+    assert row["modificationTypeCodes"] == "3|4" and row["extensionGrantedIndicator"] == "true"
+    assert row["subventedCodes"] == "1|2"
+
+
+def test_dates_in_both_formats_and_rates_as_fractions(tmp_path):
+    (record,) = ex102.iter_assets(
+        filing(
+            tmp_path / "a.xml",
+            [
+                "<assetNumber>1</assetNumber>" + PERIOD + "<interestPaidThroughDate>02-17-2016"
+                "</interestPaidThroughDate><loanMaturityDate>07/2021</loanMaturityDate>"
+                "<originalInterestRatePercentage>0.0596</originalInterestRatePercentage>"
+            ],
+        )
+    )
+    row = ex102.tape_row(record)
+    assert row["reportingPeriodBeginningDate"] == "2016-02-01"
+    assert row["interestPaidThroughDate"] == "2016-02-17"
+    assert row["loanMaturityDate"] == "2021-07-01"  # MM/YYYY: the first of the month
+    assert record["originalInterestRatePercentage"] == "0.0596"  # a fraction, not scaled
+    # a date in neither format passes through, so the row checks name its row and field
+    bad = ex102.tape_row({**record, "interestPaidThroughDate": "2016/02/17"})
+    assert bad["interestPaidThroughDate"] == "2016/02/17"
+
+
+def test_a_charge_off_counts_once_and_recoveries_keep_flowing(tmp_path):
+    charged = (
+        "<assetNumber>7</assetNumber><zeroBalanceCode>4</zeroBalanceCode>"
+        "<zeroBalanceEffectiveDate>01/2016</zeroBalanceEffectiveDate>"
+        "<chargedoffPrincipalAmount>1000.00</chargedoffPrincipalAmount>"
+    )
+    january = charged + (
+        "<reportingPeriodBeginningDate>01-01-2016</reportingPeriodBeginningDate>"
+        "<reportingPeriodEndingDate>01-31-2016</reportingPeriodEndingDate>"
+    )
+    february = charged + PERIOD + "<recoveredAmount>200.00</recoveredAmount>"
+    february += "<repossessedProceedsAmount>150.00</repossessedProceedsAmount>"
+    (first,) = rows(filing(tmp_path / "jan.xml", [january]))
+    (later,) = rows(filing(tmp_path / "feb.xml", [february]))
+    assert first["chargedoffPrincipalAmount"] == "1000.00" and first["loanStatus"] == "charged_off"
+    assert later["chargedoffPrincipalAmount"] == "0.00"  # not a new loss
+    assert later["recoveredAmount"] == "200.00"
+    assert later["liquidationExpenseAmount"] == "50.00"  # gross less net proceeds
+
+
+def test_pool_variants_are_told_apart(tmp_path):
+    large = filing(tmp_path / "cart20262_largepool.xml", ["<assetNumber>1</assetNumber>"])
+    small = filing(tmp_path / "cart20262_smallpool.xml", ["<assetNumber>2</assetNumber>"])
+    with pytest.raises(ex102.Ex102Error, match="several EX-102 files"):
+        ex102.choose_file([large, small], None)
+    assert ex102.choose_file([large, small], "largepool") == large
+    assert ex102.choose_file([large, small], "smallpool") == small
+    with pytest.raises(ex102.Ex102Error, match="matches 0"):
+        ex102.choose_file([large, small], "mediumpool")
+
+
+def test_not_asset_data_or_not_xml_is_a_clear_error(tmp_path):
+    other = tmp_path / "other.xml"
+    other.write_text("<report/>")
+    with pytest.raises(ex102.Ex102Error, match="not assetData"):
+        list(ex102.iter_assets(other))
+    broken = tmp_path / "broken.xml"
+    broken.write_text(f'<assetData xmlns="{NS}"><assets><assetNumber>1</assets>')
+    with pytest.raises(ex102.Ex102Error, match="not well-formed"):
+        list(ex102.iter_assets(broken))
+
+
+def _big_filing(path: Path, records: int) -> Path:
+    record = (
+        "<assets><assetNumber>{}</assetNumber>" + PERIOD + "<reportingPeriodBeginningLoanBalance"
+        "Amount>12345.67</reportingPeriodBeginningLoanBalanceAmount><zeroBalanceCode>1"
+        "</zeroBalanceCode><modificationTypeCode>4</modificationTypeCode>"
+        + "<x>padding</x>" * 20
+        + "</assets>"
+    )
+    with path.open("w") as out:
+        out.write(f'<assetData xmlns="{NS}">')
+        for number in range(records):
+            out.write(record.format(number))
+        out.write("</assetData>")
+    return path
+
+
+def test_streaming_keeps_memory_flat(tmp_path):
+    """Ten times the records, about the same peak: nothing accumulates while parsing."""
+    peaks = []
+    for records in (5_000, 50_000):
+        path = _big_filing(tmp_path / f"{records}.xml", records)
+        tracemalloc.start()
+        count = ex102.convert(path, tmp_path / "out.csv", ["assetNumber", "zeroBalanceCodes"])
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert count == records
+    assert peaks[1] < 2 * peaks[0] + 1_000_000, peaks
+    assert peaks[1] < 20_000_000
+
+
+# --- the XML route against the CSV route ----------------------------------------------------
+
+SPLIT_LINES = {"17b", "17d", "18b", "18d", "43a", "43b"}
+
+
+@pytest.fixture(scope="module")
+def xml_warehouse(tmp_path_factory) -> dict:
+    from conftest import SMALL_DEAL_RECEIVABLES
+
+    from dagster_project.generator.__main__ import generate
+
+    folder = tmp_path_factory.mktemp("xml")
+    generate(folder / "sample", SMALL_DEAL_RECEIVABLES, seed=7, fmt="xml", progress=False)
+    paths = {
+        "input": folder / "sample",
+        "work": folder / "work.duckdb",
+        "published": folder / "warehouse.duckdb",
+        "reports": folder / "reports",
+        "gx": folder / "gx",
+    }
+    assert run_pipeline(paths) == 0
+    return paths
+
+
+def _certificate(path: Path) -> dict:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return {
+            (date, line): amount
+            for date, line, amount in con.execute(
+                "select distribution_date, line, amount from marts.rpt_servicer_certificate"
+            ).fetchall()
+        }
+    finally:
+        con.close()
+
+
+def test_the_xml_route_gives_the_csv_route_certificate(xml_warehouse, built_warehouse):
+    """Every line to the cent, except the split of Liquidation Proceeds between finance charge
+    and principal: EX-102 carries neither the sale date nor unpaid interest (docs/tape_fields.md).
+    Their totals, and everything the waterfall pays, are the same."""
+    xml, csv_route = (
+        _certificate(xml_warehouse["published"]),
+        _certificate(built_warehouse["published"]),
+    )
+    assert set(xml) == set(csv_route)
+    different = {key for key in csv_route if csv_route[key] != xml[key]}
+    assert {line for _date, line in different} <= SPLIT_LINES
+    for date in {date for date, _line in csv_route}:
+        for total in (("17b", "18b"), ("17d", "18d"), ("43a", "43b")):
+            assert sum(xml[(date, line)] for line in total) == sum(
+                csv_route[(date, line)] for line in total
+            ), (date, total)
+
+
+def test_the_xml_route_marks_what_was_not_recomputed(xml_warehouse):
+    con = duckdb.connect(str(xml_warehouse["published"]), read_only=True)
+    try:
+        assert con.execute(
+            "select bool_and(not is_independently_recomputed) from marts.fct_receivable_period"
+        ).fetchone() == (True,)
+        not_recomputed, tested = con.execute(
+            "select sum(not_recomputed_count), sum(receivable_periods_tested) "
+            "from marts.rpt_servicing_criteria"
+        ).fetchone()
+        assert not_recomputed == tested > 0
+        assert con.execute("select count(*) from marts.rpt_balance_reconciliation").fetchone() == (
+            0,
+        )
+        # charged-off receivables repeat in every later file, but count as a loss once
+        repeats = con.execute(
+            "select count(*) from raw.loan_status where zeroBalanceCode = '4' "
+            "and zeroBalanceEffectiveDate < reportingPeriodBeginningDate"
+        ).fetchone()[0]
+        assert repeats > 0
+        twice = con.execute(
+            "select count(*) from (select receivable_id from marts.fct_receivable_period "
+            "where is_default_period group by 1 having count(*) > 1)"
+        ).fetchone()[0]
+        assert twice == 0
+    finally:
+        con.close()
