@@ -216,6 +216,57 @@ def bench_scale(scale: str, receivables: int, out: Path) -> tuple[list[Stage], d
     return stages, summary
 
 
+EX102_RECORD = (
+    "<assets><assetTypeNumber>SPONSOR</assetTypeNumber><assetNumber>{n}</assetNumber>"
+    "<reportingPeriodBeginningDate>02-01-2026</reportingPeriodBeginningDate>"
+    "<reportingPeriodEndingDate>02-28-2026</reportingPeriodEndingDate>"
+    "<originationDate>04/2024</originationDate><originalLoanAmount>24512.33</originalLoanAmount>"
+    "<originalLoanTerm>72</originalLoanTerm><loanMaturityDate>05/2030</loanMaturityDate>"
+    "<originalInterestRatePercentage>0.0896</originalInterestRatePercentage>"
+    "<vehicleManufacturerName>TOYOTA</vehicleManufacturerName><vehicleModelYear>2021"
+    "</vehicleModelYear><obligorCreditScore>712</obligorCreditScore>"
+    "<obligorGeographicLocation>VA</obligorGeographicLocation>"
+    "<remainingTermToMaturityNumber>51</remainingTermToMaturityNumber>"
+    "<reportingPeriodBeginningLoanBalanceAmount>18211.09</reportingPeriodBeginningLoanBalanceAmount>"
+    "<reportingPeriodActualEndBalanceAmount>17862.40</reportingPeriodActualEndBalanceAmount>"
+    "<reportingPeriodScheduledPaymentAmount>481.20</reportingPeriodScheduledPaymentAmount>"
+    "<totalActualAmountPaid>481.20</totalActualAmountPaid><actualInterestCollectedAmount>132.51"
+    "</actualInterestCollectedAmount><actualPrincipalCollectedAmount>348.69"
+    "</actualPrincipalCollectedAmount><servicerAdvancedAmount>0.00</servicerAdvancedAmount>"
+    "<interestPaidThroughDate>02-17-2026</interestPaidThroughDate>"
+    "<currentDelinquencyStatus>0</currentDelinquencyStatus><repossessedIndicator>false"
+    "</repossessedIndicator><paymentExtendedNumber>0</paymentExtendedNumber>"
+    "<subvented>0</subvented><subvented>2</subvented></assets>\n"
+)
+
+
+def bench_ex102(out: Path, megabytes: int = 300) -> Stage:
+    """Stream a synthetic EX-102 filing of about `megabytes` into the tape's columns."""
+    from dagster_project.ingestion.ex102 import NAMESPACE
+    from dagster_project.ingestion.schemas import LOAN_STATUS
+
+    path = out / "ex102_sample.xml"
+    records = 0
+    with path.open("w") as handle:
+        handle.write(f'<?xml version="1.0"?>\n<assetData xmlns="{NAMESPACE}">\n')
+        while handle.tell() < megabytes * 2**20:
+            handle.write(EX102_RECORD.format(n=100000000 + records))
+            records += 1
+        handle.write("</assetData>\n")
+    size = path.stat().st_size / 2**20
+    print(f"EX-102: {records:,} records, {size:.0f} MB", flush=True)
+    code = (
+        "from pathlib import Path; from dagster_project.ingestion.ex102 import convert; "
+        f"convert(Path({str(path)!r}), Path({str(out / 'ex102_sample.csv')!r}), "
+        f"{LOAN_STATUS.names!r})"
+    )
+    stage = _measure("ex102", f"EX-102 parse ({size:.0f} MB file)", _python(code), dict(os.environ),
+                     records)  # fmt: skip
+    path.unlink()
+    (out / "ex102_sample.csv").unlink(missing_ok=True)
+    return stage
+
+
 def _markdown(machine: dict, stages: list[Stage], summaries: list[dict]) -> str:
     lines = [
         f"# Benchmark, {machine['date']}",
@@ -247,6 +298,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scales", default="small,full")
     parser.add_argument("--out", type=Path, default=PROJECT_ROOT / "data" / "bench")
+    parser.add_argument("--ex102-megabytes", type=int, default=300)
     args = parser.parse_args(argv)
     args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -257,6 +309,8 @@ def main(argv=None) -> int:
         scale_stages, summary = bench_scale(scale, receivables, args.out)
         stages += scale_stages
         summaries.append(summary)
+    if args.ex102_megabytes:
+        stages.append(bench_ex102(args.out, args.ex102_megabytes))
     pages = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     machine = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
