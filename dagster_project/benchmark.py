@@ -28,6 +28,7 @@ from pathlib import Path
 import duckdb
 
 from dagster_project.deal import PROJECT_ROOT, load_deal
+from dagster_project.warehouse import isolated_environment
 
 SCALES = {"small": 5_000, "full": None, "shelf": 700_000}
 PYTHON = sys.executable
@@ -98,23 +99,6 @@ def _measure(scale: str, stage: str, argv: list[str], env: dict, rows=None, note
     return result
 
 
-def _env(inputs: Path, folder: Path) -> dict:
-    home = folder / "dagster_home"
-    home.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(PROJECT_ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
-    return {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "CAOT_INPUT_DIR": str(inputs),
-        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
-        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
-        "CAOT_REPORTS_DIR": str(folder / "reports"),
-        "CAOT_GX_DIR": str(folder / "gx"),
-        "DBT_PROJECT_DIR": str(PROJECT_ROOT / "dbt"),
-        "DBT_PROFILES_DIR": str(PROJECT_ROOT / "dbt"),
-    }
-
-
 def _python(code: str) -> list[str]:
     return [PYTHON, "-c", code]
 
@@ -153,7 +137,7 @@ def bench_scale(scale: str, receivables: int, out: Path) -> tuple[list[Stage], d
     tapes = str(inputs / "deliveries" / "*" / "loan_status.csv")
     rows = duckdb.connect().execute("select count(*) from read_csv(?)", [tapes]).fetchone()[0]
     stages[0].rows = rows
-    env = _env(inputs, folder / "staged")
+    env = isolated_environment(inputs, folder / "staged")
     pipeline = [PYTHON, "-m", "dagster_project.pipeline"]
     stages.append(_measure(scale, "ingestion", [*pipeline, "--ingest-only"], env, rows))
     stages.append(_measure(scale, "dbt build (bare CLI)", [DBT, "build", "--quiet"], env, rows))
@@ -172,7 +156,7 @@ def bench_scale(scale: str, receivables: int, out: Path) -> tuple[list[Stage], d
         "from pathlib import Path; from dagster_project.reports.writer import write_reports; "
         f"write_reports(Path({work!r}), Path({str(folder / 'rendered')!r}))"), env))  # fmt: skip
 
-    whole_env = _env(inputs, folder / "whole")
+    whole_env = isolated_environment(inputs, folder / "whole")
     stages.append(
         _measure(scale, "whole pipeline (raw files to reports)", pipeline, whole_env, rows)
     )
@@ -181,7 +165,7 @@ def bench_scale(scale: str, receivables: int, out: Path) -> tuple[list[Stage], d
     periods = sorted(p.name for p in (inputs / "deliveries").iterdir())
     history = folder / "history_inputs"
     shutil.copytree(inputs, history, ignore=shutil.ignore_patterns(periods[-1]))
-    incremental_env = _env(history, folder / "incremental")
+    incremental_env = isolated_environment(history, folder / "incremental")
     _measure(scale, "(history without the last month)", pipeline, incremental_env)
     shutil.copytree(inputs / "deliveries" / periods[-1], history / "deliveries" / periods[-1])
     stages.append(_measure(scale, "one new month, incremental", pipeline, incremental_env))

@@ -91,6 +91,25 @@ class PublishError(RuntimeError):
     """The warehouse or the reports could not be published; what was published stands."""
 
 
+def isolated_environment(inputs: Path, folder: Path) -> dict[str, str]:
+    """The environment of a pipeline run on `inputs` with its own warehouse, reports, Great
+    Expectations project and Dagster instance under `folder` (benchmarks, fault tests)."""
+    home = folder / "dagster_home"
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PROJECT_ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
+    return {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "CAOT_INPUT_DIR": str(inputs),
+        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
+        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
+        "CAOT_REPORTS_DIR": str(folder / "reports"),
+        "CAOT_GX_DIR": str(folder / "gx"),
+        "DBT_PROJECT_DIR": str(PROJECT_ROOT / "dbt"),
+        "DBT_PROFILES_DIR": str(PROJECT_ROOT / "dbt"),
+    }
+
+
 def publish(work: Path, published: Path) -> Path:
     """Copy the finished working warehouse beside the published one, then rename over it."""
     with connect(work) as con:

@@ -61,16 +61,20 @@ def run_pipeline(paths: dict) -> int:
 @pytest.fixture(scope="session")
 def built_warehouse(small_deal, tmp_path_factory) -> dict:
     """Run the whole pipeline (ingestion, dbt build, publish) on the small deal."""
-    folder = tmp_path_factory.mktemp("warehouse")
-    paths = {
-        "input": small_deal,
+    paths = warehouse_paths(small_deal, tmp_path_factory.mktemp("warehouse"))
+    assert run_pipeline(paths) == 0
+    return paths
+
+
+def warehouse_paths(inputs: Path, folder: Path) -> dict:
+    """Where a test pipeline run reads its deal and writes its warehouse and reports."""
+    return {
+        "input": inputs,
         "work": folder / "work.duckdb",
         "published": folder / "warehouse.duckdb",
         "reports": folder / "reports",
         "gx": folder / "gx",
     }
-    assert run_pipeline(paths) == 0
-    return paths
 
 
 @pytest.fixture(scope="session")

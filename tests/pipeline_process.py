@@ -1,29 +1,18 @@
 """The real pipeline in a subprocess, on a warehouse of its own (fault and concurrency tests)."""
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
 
+from dagster_project.warehouse import isolated_environment
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def pipeline_env(inputs: Path, folder: Path) -> dict:
-    home = folder / "dagster_home"
-    home.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
-    return {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "CAOT_INPUT_DIR": str(inputs),
-        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
-        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
-        "CAOT_REPORTS_DIR": str(folder / "reports"),
-        "CAOT_GX_DIR": str(folder / "gx"),
-    }
+    return isolated_environment(inputs, folder)
 
 
 def start(env: dict, *args: str) -> subprocess.Popen:

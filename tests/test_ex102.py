@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import run_pipeline
+from conftest import run_pipeline, warehouse_paths
 
 from dagster_project.ingestion import ex102
 
@@ -171,13 +171,7 @@ def xml_warehouse(tmp_path_factory) -> dict:
 
     folder = tmp_path_factory.mktemp("xml")
     generate(folder / "sample", SMALL_DEAL_RECEIVABLES, seed=7, fmt="xml", progress=False)
-    paths = {
-        "input": folder / "sample",
-        "work": folder / "work.duckdb",
-        "published": folder / "warehouse.duckdb",
-        "reports": folder / "reports",
-        "gx": folder / "gx",
-    }
+    paths = warehouse_paths(folder / "sample", folder)
     assert run_pipeline(paths) == 0
     return paths
 

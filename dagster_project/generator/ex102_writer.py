@@ -13,23 +13,21 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from dagster_project.generator.writers import TAPE_MONEY
+
 NAMESPACE = "http://www.sec.gov/edgar/document/absee/autoloan/assetdata"
-ALWAYS_MONEY = tuple(  # EX-102 tag, generated tape column
-    (name, name)
-    for name in (
-        "reportingPeriodBeginningLoanBalanceAmount",
-        "reportingPeriodActualEndBalanceAmount",
-        "reportingPeriodScheduledPaymentAmount",
-        "totalActualAmountPaid",
-        "actualInterestCollectedAmount",
-        "actualPrincipalCollectedAmount",
-        "servicerAdvancedAmount",
-    )
-)
-WHEN_ANY_MONEY = (
+WHEN_ANY_MONEY = (  # EX-102 tag, generated tape column: omitted when zero
     ("actualOtherCollectedAmount", "actualOtherCollectedAmount"),
     ("otherPrincipalAdjustmentAmount", "rebateAmount"),
 )
+# always filed; the charge-off, recovery and repurchase amounts are written where they apply
+ALWAYS_MONEY = tuple(
+    (name, name)
+    for name in TAPE_MONEY
+    if name not in {column for _tag, column in WHEN_ANY_MONEY}
+    and name not in ("chargedoffPrincipalAmount", "recoveredAmount", "liquidationExpenseAmount",
+                     "repurchaseAmount")
+)  # fmt: skip
 
 
 def _money(cents) -> str:
