@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import duckdb
 import numpy as np
+import pypdfium2 as pdfium
 import pytest
 from reference.repurchase import purchase_amount, repurchase_distribution_date
 
@@ -118,6 +119,10 @@ def test_auditor_report_lists_every_representation_tested_or_not_testable(built_
         1 for e in catalog["representations"] + catalog["servicing_criteria"] if not e.tested_by
     )
     assert "data:image/png;base64," in report
+    pdf = pdfium.PdfDocument(str(built_warehouse["reports"] / "auditor" / "auditor_report.pdf"))
+    text = "".join(pdf[i].get_textpage().get_text_range() for i in range(len(pdf)))
+    pdf.close()
+    assert "2.3(q)" in text and "1122(d)(4)(v)" in text and "not testable from data" in text
     with (built_warehouse["reports"] / "auditor" / "exceptions.csv").open() as handle:
         assert len(list(csv.DictReader(handle))) == 39
     docs = built_warehouse["gx"] / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"

@@ -13,6 +13,8 @@ from pathlib import Path
 import yaml
 
 from dagster_project.deal import PROJECT_ROOT
+from dagster_project.reports.document import Document, Row
+from dagster_project.reports.pdf_render import render_pdf
 from dagster_project.reports.plots import bar_chart_png
 
 CATALOG = PROJECT_ROOT / "expectations" / "representations.yml"
@@ -205,7 +207,8 @@ def write_auditor_report(con, out: Path, data_docs: Path | None) -> dict[str, in
         f"<p>{len(catalog['representations'])} Section 2.3 items listed, {len(tested)} tested "
         f"from data, {len(catalog['representations']) - len(tested)} not testable (reasons "
         f"below). {len(register)} breaches in the register "
-        '(<a href="exceptions.csv">exceptions.csv</a>). '
+        '(<a href="exceptions.csv">exceptions.csv</a>; printable: '
+        '<a href="auditor_report.pdf">auditor_report.pdf</a>). '
         f"{len(gate) - len(withheld)} of {len(gate)} certificates publishable.</p>{docs}"
         f"<h2>Section 2.3 representations</h2>"
         f"{_entry_rows(catalog['representations'], results, 'rows', False)}{chart}"
@@ -229,4 +232,38 @@ def write_auditor_report(con, out: Path, data_docs: Path | None) -> dict[str, in
         + "</body></html>"
     )
     (out / "index.html").write_text(page, encoding="utf-8")
+    render_pdf(_summary_document(catalog, results, register, withheld), out / "auditor_report.pdf")
     return {"breaches": len(register), "certificates_withheld": len(withheld)}
+
+
+def _summary_document(catalog, results, register, withheld) -> Document:
+    """The report's tables as a printable document: every item, its status, tested and failed."""
+    rows: list[Row] = []
+    for part, heading, unit in (
+        ("representations", "Section 2.3 representations", "rows"),
+        ("servicing_criteria", "Servicing criteria (Item 1122(d), Exhibit D)", "periods"),
+    ):
+        rows.append(Row("section", label=heading))
+        rows.append(Row("columns", "", "", (f"{unit} tested", f"{unit} failed")))
+        for entry in catalog[part]:
+            found = _results_for(entry, results)
+            if not entry.tested_by:
+                status, counts = f"not testable from data: {entry.reason}", ("", "")
+            else:
+                failed = sum(1 for r in found if not r[6])
+                status = (
+                    f"tested by {entry.tested_by}: {len(found) - failed} of {len(found)} passed"
+                )
+                counts = (str(max((r[4] for r in found), default=0)), str(sum(r[5] for r in found)))
+            mark = " [X]" if entry.applicable else ""
+            rows.append(Row("line", entry.id, f"{entry.title}{mark}. {status}", counts))
+    rows.append(Row("section", label="Certificates withheld"))
+    rows += [Row("line", str(date), reason or "") for date, _ok, reason in withheld] or [
+        Row("line", "", "None.")
+    ]
+    return Document(
+        title="ELIGIBILITY AND SERVICING CRITERIA: AUDITOR REPORT",
+        subtitles=(f"{len(register)} breaches in the register (exceptions.csv)",),
+        facts=(),
+        rows=tuple(rows),
+    )

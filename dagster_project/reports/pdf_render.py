@@ -17,7 +17,7 @@ SUBTITLE = ParagraphStyle("subtitle", parent=STYLES["Heading2"], fontSize=10.5, 
 CELL = ParagraphStyle("cell", parent=STYLES["BodyText"], fontSize=8, leading=9.5)
 INDENTED = ParagraphStyle("indented", parent=CELL, leftIndent=12)
 SECTION = ParagraphStyle("section", parent=CELL, fontName="Helvetica-Bold", fontSize=8.5)
-WIDTHS = (0.45 * inch, 4.35 * inch, 1.35 * inch, 1.35 * inch)
+WIDTHS = (0.6 * inch, 4.2 * inch, 1.35 * inch, 1.35 * inch)
 
 
 def _footer(canvas, document) -> None:
@@ -30,13 +30,16 @@ def _footer(canvas, document) -> None:
 def render_pdf(document: Document, path: Path) -> Path:
     story = [Paragraph(escape(document.title), TITLE)]
     story += [Paragraph(escape(s), SUBTITLE) for s in document.subtitles]
-    facts = Table(
-        [[escape(k), escape(v)] for k, v in document.facts], colWidths=(1.6 * inch, 2.4 * inch)
-    )
-    facts.setStyle(
-        TableStyle([("FONTSIZE", (0, 0), (-1, -1), 8.5), ("LEFTPADDING", (0, 0), (-1, -1), 0)])
-    )
-    story += [facts, Spacer(1, 8)]
+    if document.facts:
+        facts = Table(
+            [[escape(k), escape(v)] for k, v in document.facts],
+            colWidths=(1.6 * inch, 2.4 * inch),
+        )
+        facts.setStyle(
+            TableStyle([("FONTSIZE", (0, 0), (-1, -1), 8.5), ("LEFTPADDING", (0, 0), (-1, -1), 0)])
+        )
+        story.append(facts)
+    story.append(Spacer(1, 8))
     if document.notice:
         story.append(Paragraph(escape(document.notice), SECTION))
     else:
@@ -64,7 +67,7 @@ def render_pdf(document: Document, path: Path) -> Path:
                 continue
             label = Paragraph(escape(row.label), INDENTED if row.indent else CELL)
             cells = ["", *row.amounts] if len(row.amounts) == 1 else list(row.amounts)
-            data.append([row.number, label, *cells])
+            data.append([Paragraph(escape(row.number), CELL), label, *cells])
             if row.kind == "columns":
                 style.append(("FONTNAME", (2, index), (3, index), "Helvetica-Oblique"))
             if row.total:
