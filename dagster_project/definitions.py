@@ -4,7 +4,6 @@ import sys
 from pathlib import Path
 
 import dagster as dg
-from dagster_dbt import DbtCliResource
 
 from dagster_project.ingestion.assets import (
     deal_terms,
@@ -18,7 +17,7 @@ from dagster_project.ingestion.monthly_job import monthly_servicing_job
 from dagster_project.publishing import published_warehouse, servicer_reports
 from dagster_project.quality.checks import servicing_criteria
 from dagster_project.resources import WarehouseResource
-from dagster_project.transformation.dbt_assets import DBT_PROJECT, warehouse_models
+from dagster_project.transformation.dbt_assets import DBT_PROJECT, DbtCli, warehouse_models
 
 defs = dg.Definitions(
     assets=[
@@ -37,7 +36,7 @@ defs = dg.Definitions(
     resources={
         "warehouse": WarehouseResource(),
         # The dbt of this interpreter's environment (.venv), whatever PATH says.
-        "dbt": DbtCliResource(
+        "dbt": DbtCli(
             project_dir=DBT_PROJECT, dbt_executable=str(Path(sys.executable).parent / "dbt")
         ),
     },

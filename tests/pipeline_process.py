@@ -1,5 +1,7 @@
 """The real pipeline in a subprocess, on a warehouse of its own (fault and concurrency tests)."""
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,5 +49,46 @@ def query(path: Path, sql: str, params=None) -> list[tuple]:
     con = duckdb.connect(str(path), read_only=True)
     try:
         return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+# The incrementally built models and what is computed from them.
+INCREMENTAL_TABLES = (
+    "intermediate.int_receivable__simple_interest_steps",
+    "intermediate.int_receivable_period__principal_balances",
+    "marts.fct_receivable_period",
+    "marts.dim_receivable",
+    "marts.fct_pool_period",
+    "marts.rpt_servicer_certificate",
+)
+
+
+def differences_from_a_full_build(work: Path, scratch: Path) -> dict[str, int]:
+    """Rows that differ between a warehouse built run by run (incrementally) and a copy of it
+    whose models dbt rebuilt from scratch (--full-refresh) on the same raw data."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    copy = scratch / "rebuilt.duckdb"
+    shutil.copyfile(work, copy)
+    subprocess.run(
+        [str(Path(sys.executable).parent / "dbt"), "build", "--quiet", "--full-refresh",
+         "--target-path", str(scratch / "target"), "--log-path", str(scratch / "logs")],
+        cwd=ROOT / "dbt",
+        env={**os.environ, "CAOT_WAREHOUSE_WORK": str(copy)},
+        check=True,
+    )  # fmt: skip
+    con = duckdb.connect(str(work), read_only=True)
+    try:
+        con.execute(f"attach '{copy}' as rebuilt (read_only)")
+        out = {}
+        for table in INCREMENTAL_TABLES:
+            (count,) = con.execute(
+                f"select count(*) from ((select * from {table} except all "
+                f"select * from rebuilt.{table}) union all (select * from rebuilt.{table} "
+                f"except all select * from {table}))"
+            ).fetchone()
+            if count:
+                out[table] = count
+        return out
     finally:
         con.close()

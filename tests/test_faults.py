@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from pipeline_process import pipeline_env, query, run, start
+from pipeline_process import differences_from_a_full_build, pipeline_env, query, run, start
 
 from dagster_project import warehouse as warehouse_files
 from dagster_project.warehouse import PublishError, publish, publish_folder
@@ -234,6 +234,10 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
         "select distribution_date, max(version) from history.certificate_versions group by 1",
     )
     assert len(versions) == PERIODS and {v for _d, v in versions} == {1}
+    # built incrementally from the late period on: the same rows as a build from scratch
+    work = tmp_path / "work" / "warehouse.duckdb"
+    assert "from " + late + " recomputed" in second.stdout + second.stderr
+    assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
 
     # 3. a restatement of a closed period: a new version, with what changed, the old one kept
     restated = periods[2]
@@ -257,6 +261,8 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
         [restated],
     )
     assert superseded == [(1,)]  # the earlier delivery stays, with its hash and load time
+    assert "from " + restated + " recomputed" in third.stdout + third.stderr
+    assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
 
     # 4. a restatement whose balances do not follow the Simple Interest Method (a payment the
     # servicer's balances do not reflect): withheld from that period on, the last published
@@ -279,6 +285,7 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
         )
     )
     assert versions[date] == 1  # nothing withheld becomes a version
+    assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
 
     # 5. a restatement that cannot be read: the run fails, names the file, publishes nothing
     before = (tmp_path / "warehouse.duckdb").read_bytes()

@@ -3,10 +3,14 @@
 The Great Expectations project lives in expectations/ (CAOT_GX_DIR overrides it): a file context
 whose suites, validation definitions and checkpoints are written from the code on each run, and
 whose Data Docs (HTML) are rebuilt by every checkpoint in expectations/gx/uncommitted/data_docs/.
+Each suite keeps its last KEPT_RUNS validation results (and their Data Docs pages); the register
+in the warehouse (quality.*) keeps every outcome, so older GX copies would only slow the docs.
 """
 
 import math
 import os
+import shutil
+import threading
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -16,6 +20,7 @@ from dagster_project.quality.suites import Rule, Suite, to_great_expectations
 
 DATA_SOURCE = "warehouse"
 OFFENDERS_KEPT = 100_000  # every offender is kept; this only bounds a runaway failure
+KEPT_RUNS = 12  # a year of monthly runs per suite
 
 
 def gx_dir() -> Path:
@@ -55,6 +60,23 @@ def _great_expectations():
     import great_expectations
 
     return great_expectations
+
+
+def start_loading() -> None:
+    """Import Great Expectations in the background (about 2 s) while something else runs."""
+    threading.Thread(target=_great_expectations, daemon=True).start()
+
+
+def prune_results(gx_root: Path, suite_name: str, keep: int) -> None:
+    """Delete all but the `keep` newest validation results of a suite and their Data Docs pages
+    (run folders are named by their UTC time, so the name orders them)."""
+    for folder in (
+        gx_root / "uncommitted" / "validations" / suite_name,
+        gx_root / "uncommitted" / "data_docs" / "local_site" / "validations" / suite_name,
+    ):
+        runs = sorted(folder.glob("*/*"), key=lambda run: run.name)
+        for run in runs[: max(len(runs) - keep, 0)]:
+            shutil.rmtree(run, ignore_errors=True)
 
 
 def _context(gx, root: Path):
@@ -100,6 +122,7 @@ def validate(frame, suite: Suite, root: Path | None = None) -> list[Outcome]:
             },
         )
     )
+    prune_results(Path(context.root_directory), suite.name, KEPT_RUNS - 1)
     result = checkpoint.run(batch_parameters={"dataframe": frame})
     outcomes = []
     for validation in result.run_results.values():

@@ -40,6 +40,7 @@ lambda principal_paid: {
             - case when {{ event }}.transaction_type = 'late_fee' then {{ event }}.amount_cents else 0 end,
         'balance_cents': {{ state }}.balance_cents - principal_paid,
         'unpaid_interest_cents': owed - interest_paid,
+        'fees_due_cents': fees_owed - fees_paid,
         'last_accrual_date': case when {{ event }}.transaction_type = 'late_fee'
             then {{ state }}.last_accrual_date else {{ event }}.transaction_date end
     })

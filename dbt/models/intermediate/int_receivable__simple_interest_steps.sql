@@ -4,6 +4,12 @@
 -- events (payments and rebates), rounded half up to the cent at each event. A payment pays the
 -- accrued interest first, then assessed late fees, then principal; a rebate of a financed item
 -- reduces principal directly (Art. I "Principal Balance" (ii)). Money is integer cents here.
+-- Incremental (macros/incremental.sql): a build from Collection Period P folds only the
+-- transactions of P and later, each receivable starting from its state after its last step
+-- before P (transaction dates lie inside their Collection Period, checked at ingestion, so this
+-- is the same order as a fold over the whole history).
+{{ loan_level_incremental_config() }}
+
 with
 
 schedule as (
@@ -14,22 +20,51 @@ transactions as (
     select * from {{ ref('stg_servicer__payment_transactions') }}
 ),
 
+prior_state as (
+    -- each receivable's state after its last step kept (none on a build of everything)
+    {% if is_incremental() %}
+        select
+            receivable_id,
+            max(step_number) as last_step_number,
+            arg_max({
+                'balance_cents': balance_cents,
+                'unpaid_interest_cents': unpaid_interest_cents,
+                'fees_due_cents': fees_due_cents,
+                'last_accrual_date': last_accrual_date
+            }, step_number) as state
+        from {{ this }}
+        group by receivable_id
+    {% else %}
+        select
+            null::varchar as receivable_id,
+            null::bigint as last_step_number,
+            null::struct(
+                balance_cents bigint, unpaid_interest_cents bigint, fees_due_cents bigint,
+                last_accrual_date date
+            ) as state
+        where false
+    {% endif %}
+),
+
 balance_events as (
     select
-        receivable_id,
-        collection_period,
-        transaction_date,
-        transaction_type,
-        {{ to_cents('transaction_amount') }}::bigint as amount_cents,
-        row_number() over (
-            partition by receivable_id
+        transactions.receivable_id,
+        transactions.collection_period,
+        transactions.transaction_date,
+        transactions.transaction_type,
+        {{ to_cents('transactions.transaction_amount') }}::bigint as amount_cents,
+        coalesce(prior_state.last_step_number, 0) + row_number() over (
+            partition by transactions.receivable_id
             order by
-                transaction_date,
-                case transaction_type when 'late_fee' then 0 when 'rebate' then 1 else 2 end,
-                transaction_amount
+                transactions.transaction_date,
+                case transactions.transaction_type when 'late_fee' then 0 when 'rebate' then 1 else 2 end,
+                transactions.transaction_amount
         ) as step_number
     from transactions
-    where transaction_type in ('payment', 'rebate', 'late_fee')
+    left join prior_state on transactions.receivable_id = prior_state.receivable_id
+    where
+        transactions.transaction_type in ('payment', 'rebate', 'late_fee')
+        and transactions.collection_period >= {{ rebuild_from() }}
 ),
 
 histories as (
@@ -47,33 +82,50 @@ histories as (
     group by receivable_id
 ),
 
-folded as (
-    -- one pass over each receivable's history (list_reduce), from its state at the Cutoff Date
+starting as (
+    -- where each fold starts: the state kept from the last build, or the Cutoff Date
     select
         schedule.receivable_id,
-        schedule.cutoff_last_payment_date,
-        {{ to_cents('schedule.cutoff_principal_balance') }}::bigint as cutoff_balance_cents,
+        prior_state.receivable_id is null as is_new,
+        histories.events,
+        coalesce(
+            prior_state.state.balance_cents, {{ to_cents('schedule.cutoff_principal_balance') }}::bigint
+        ) as balance_cents,
+        coalesce(prior_state.state.unpaid_interest_cents, 0) as unpaid_interest_cents,
+        coalesce(prior_state.state.fees_due_cents, 0) as fees_due_cents,
+        coalesce(prior_state.state.last_accrual_date, schedule.cutoff_last_payment_date)
+        as last_accrual_date,
+        (schedule.apr * 1000000)::bigint as apr_e6
+    from schedule
+    left join prior_state on schedule.receivable_id = prior_state.receivable_id
+    left join histories on schedule.receivable_id = histories.receivable_id
+    where prior_state.receivable_id is null or histories.events is not null
+),
+
+folded as (
+    -- one pass over each receivable's history (list_reduce)
+    select
+        receivable_id,
         list_reduce(
-            coalesce(histories.events, []),
+            coalesce(events, []),
             lambda state, event: {{ simple_interest_step('state', 'event') }},
             {
-                'balance_cents': {{ to_cents('schedule.cutoff_principal_balance') }}::bigint,
-                'unpaid_interest_cents': 0::bigint,
-                'fees_due_cents': 0::bigint,
-                'last_accrual_date': schedule.cutoff_last_payment_date,
-                'apr_e6': (schedule.apr * 1000000)::bigint,
+                'balance_cents': balance_cents,
+                'unpaid_interest_cents': unpaid_interest_cents,
+                'fees_due_cents': fees_due_cents,
+                'last_accrual_date': last_accrual_date,
+                'apr_e6': apr_e6,
                 -- the allocation of every step (only what the period figures need: the list is
                 -- copied as it grows)
                 'steps': []::struct(
                     step_number bigint, collection_period varchar, transaction_type varchar,
                     interest_paid_cents bigint, fees_paid_cents bigint, principal_paid_cents bigint,
                     unapplied_cents bigint, balance_cents bigint, unpaid_interest_cents bigint,
-                    last_accrual_date date
+                    fees_due_cents bigint, last_accrual_date date
                 )[]
             }
         ).steps as steps
-    from schedule
-    left join histories on schedule.receivable_id = histories.receivable_id
+    from starting
 ),
 
 cutoff_steps as (
@@ -87,10 +139,12 @@ cutoff_steps as (
         0::bigint as fees_paid_cents,
         0::bigint as principal_paid_cents,
         0::bigint as unapplied_cents,
-        cutoff_balance_cents as balance_cents,
+        balance_cents,
         0::bigint as unpaid_interest_cents,
-        cutoff_last_payment_date as last_accrual_date
-    from folded
+        0::bigint as fees_due_cents,
+        last_accrual_date
+    from starting
+    where is_new
 ),
 
 transaction_steps as (

@@ -1,9 +1,15 @@
 -- One row per receivable per Collection Period on the tape: the Principal Balance recomputed by
 -- the Simple Interest Method, its lifecycle events under Art. I, and the servicer's figures.
+-- Incremental (macros/incremental.sql): a build from Collection Period P recomputes the rows of P
+-- and later; each receivable's last row before P seeds the state carried across periods (balance,
+-- unpaid interest, accrual date, and the periods of its default and purchase so far).
+{{ loan_level_incremental_config() }}
+
 with
 
 tape as (
     select * from {{ ref('stg_servicer__loan_status') }}
+    where collection_period >= {{ rebuild_from() }}
 ),
 
 calendar as (
@@ -43,7 +49,7 @@ period_flows as (
         arg_max(unpaid_interest_cents, step_number) as unpaid_interest_cents,
         arg_max(last_accrual_date, step_number) as last_accrual_date
     from steps
-    where step_number > 0
+    where step_number > 0 and collection_period >= {{ rebuild_from() }}
     group by receivable_id, collection_period
 ),
 
@@ -59,7 +65,9 @@ liquidations as (
         min(transaction_date) filter (where transaction_type = 'liquidation_proceeds')
         as first_liquidation_date
     from transactions
-    where transaction_type in ('liquidation_proceeds', 'liquidation_expense')
+    where
+        transaction_type in ('liquidation_proceeds', 'liquidation_expense')
+        and collection_period >= {{ rebuild_from() }}
     group by receivable_id, collection_period
 ),
 
@@ -151,6 +159,44 @@ tape_fallback as (
     )
 ),
 
+seeds as (
+    -- the last row kept from an earlier build of each receivable on the new tapes
+    {% if is_incremental() %}
+        select
+            receivable_id,
+            true as is_seed,
+            last.period_number,
+            last.simple_interest_balance_cents as period_balance_cents,
+            last.unpaid_interest_cents as period_unpaid_interest_cents,
+            last.last_accrual_date as period_last_accrual_date,
+            last.known_default_period_number as prior_default_period_number,
+            last.known_purchase_period_number as prior_purchase_period_number
+        from (
+            select receivable_id, arg_max(kept, kept.period_number) as last
+            from {{ this }} as kept
+            where receivable_id in (select receivable_id from spine)
+            group by receivable_id
+        )
+    {% else %}
+        select
+            null::varchar as receivable_id,
+            true as is_seed,
+            null::integer as period_number,
+            null::bigint as period_balance_cents,
+            null::bigint as period_unpaid_interest_cents,
+            null::date as period_last_accrual_date,
+            null::integer as prior_default_period_number,
+            null::integer as prior_purchase_period_number
+        where false
+    {% endif %}
+),
+
+seeded as (
+    select *, false as is_seed from tape_fallback
+    union all by name
+    select * from seeds
+),
+
 carried as (
     -- The simple-interest state carries forward through periods without a transaction.
     select
@@ -164,7 +210,7 @@ carried as (
             last_value(period_last_accrual_date ignore nulls) over receivable_history,
             cutoff_last_payment_date
         ) as last_accrual_date
-    from tape_fallback
+    from seeded
     window receivable_history as (
         partition by receivable_id order by period_number
         rows between unbounded preceding and current row
@@ -187,12 +233,18 @@ events as (
 first_events as (
     select
         *,
-        min(period_number) filter (where is_purchase_event) over (partition by receivable_id)
-        as purchase_period_number,
-        min(period_number) filter (
-            where is_delinquency_default or is_sale_default or is_uncollectible_default
-        ) over (partition by receivable_id) as default_event_period_number
+        coalesce(
+            max(prior_purchase_period_number) over receivable,
+            min(period_number) filter (where is_purchase_event) over receivable
+        ) as purchase_period_number,
+        coalesce(
+            max(prior_default_period_number) over receivable,
+            min(period_number) filter (
+                where is_delinquency_default or is_sale_default or is_uncollectible_default
+            ) over receivable
+        ) as default_event_period_number
     from events
+    window receivable as (partition by receivable_id)
 ),
 
 classified as (
@@ -254,8 +306,15 @@ final as (
         reported_rebate_amount,
         reported_charged_off_principal_amount,
         reported_purchase_amount,
-        reported_servicer_advance_amount
+        reported_servicer_advance_amount,
+        -- what the next incremental build starts from (known at this period end)
+        case when default_period_number <= period_number then default_period_number end
+        as known_default_period_number,
+        case when purchase_period_number <= period_number then purchase_period_number end
+        as known_purchase_period_number,
+        is_seed
     from classified
 )
 
-select * from final
+select * exclude (is_seed) from final
+where not is_seed

@@ -1,9 +1,13 @@
 -- One row per receivable per Collection Period: balances recomputed by the Simple Interest
 -- Method next to the servicer's, collections, delinquency, default, purchase, liquidation, loss.
+-- Incremental: the rows of the Collection Periods the build recomputes (macros/incremental.sql).
+{{ loan_level_incremental_config() }}
+
 with
 
 balances as (
     select * from {{ ref('int_receivable_period__principal_balances') }}
+    where collection_period >= {{ rebuild_from() }}
 ),
 
 amounts as (
