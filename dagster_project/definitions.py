@@ -15,7 +15,7 @@ from dagster_project.ingestion.determination_schedule import determination_date_
 from dagster_project.ingestion.inbox_sensor import monthly_delivery_sensor
 from dagster_project.ingestion.monthly_job import monthly_servicing_job
 from dagster_project.publishing import published_warehouse, servicer_reports
-from dagster_project.quality.checks import servicing_criteria
+from dagster_project.quality.checks import servicing_criteria, servicing_criteria_of_the_period
 from dagster_project.resources import WarehouseResource
 from dagster_project.transformation.dbt_assets import DBT_PROJECT, DbtCli, warehouse_models
 
@@ -29,7 +29,7 @@ defs = dg.Definitions(
         published_warehouse,
         servicer_reports,
     ],
-    asset_checks=[servicing_criteria],
+    asset_checks=[servicing_criteria, servicing_criteria_of_the_period],
     jobs=[monthly_servicing_job],
     schedules=[determination_date_schedule],
     sensors=[monthly_delivery_sensor],

@@ -31,12 +31,20 @@ def input_dir() -> Path:
     return Path(os.environ.get("CAOT_INPUT_DIR", DATA_DIR / "sample"))
 
 
+def memory_limit() -> str:
+    """DuckDB's memory for the pipeline's work (dbt reads the same variable, dbt/profiles.yml):
+    beyond it, joins, sorts and aggregates spill to disk beside the warehouse, so a shelf of
+    deals runs on a small machine."""
+    return os.environ.get("CAOT_DUCKDB_MEMORY_LIMIT", "4GB")
+
+
 @contextmanager
 def connect(path: Path | str, read_only: bool = False):
     path = Path(path)
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(path), read_only=read_only)
+    con.execute(f"set memory_limit = '{memory_limit()}'")
     try:
         yield con
     finally:

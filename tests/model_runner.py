@@ -40,6 +40,9 @@ class ModelRunner:
         }
         self.graph = graph
         self.order = list(TopologicalSorter(graph).static_order())
+        # the project's on-run-start hooks (the incremental build plan table), as dbt runs them
+        hooks = [n for n in manifest["nodes"].values() if n["resource_type"] == "operation"]
+        self.hooks = [n["raw_code"] for n in sorted(hooks, key=lambda n: n["index"])]
 
     def _ancestors(self, name: str) -> set[str]:
         wanted = {uid for uid, node in self.models.items() if node["name"] == name}
@@ -57,6 +60,8 @@ class ModelRunner:
         con.execute(f"attach ':memory:' as {CATALOG}")
         con.execute(f"use {CATALOG}")
         load_raw(con)
+        for hook in self.hooks:
+            con.execute(hook)
         chosen = self._ancestors(up_to) if up_to else set(self.order)
         for uid in self.order:
             if uid not in chosen:

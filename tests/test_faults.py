@@ -10,11 +10,13 @@ import signal
 from decimal import Decimal
 from pathlib import Path
 
+import dagster as dg
 import duckdb
 import pytest
 from pipeline_process import differences_from_a_full_build, pipeline_env, query, run, start
 
 from dagster_project import warehouse as warehouse_files
+from dagster_project.quality.checks import PERIOD_CHECK, TAPE
 from dagster_project.warehouse import PublishError, publish, publish_folder
 
 PERIODS = 12  # the first year of the small deal keeps these runs short
@@ -196,6 +198,18 @@ def gate(folder: Path) -> dict:
     )
 
 
+def period_checks(folder: Path) -> dict[str, str]:
+    """The latest result of the per-period servicing check of each partition, as the UI shows it."""
+    instance = dg.DagsterInstance.from_config(str(folder / "dagster_home"))
+    try:
+        infos = instance.event_log_storage.get_asset_check_partition_info(
+            [dg.AssetCheckKey(TAPE, PERIOD_CHECK)]
+        )
+        return {i.partition_key: i.latest_execution_status.value for i in infos}
+    finally:
+        instance.dispose()
+
+
 def distribution_date(folder: Path, period: str):
     return query(
         folder / "warehouse.duckdb",
@@ -223,6 +237,9 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     reports = tmp_path / "reports"
     after_gap = distribution_date(tmp_path, periods[9])
     assert "Withheld" in (reports / "certificates" / f"certificate_{after_gap}.html").read_text()
+    checks = period_checks(tmp_path)  # per partition in the Dagster UI
+    assert [checks[p] for p in periods[:8]] == ["SUCCEEDED"] * 8
+    assert late not in checks and [checks[p] for p in periods[9:]] == ["FAILED"] * 3
 
     # 2. it arrives late: everything publishes, version 1 of every certificate
     shutil.move(held, inputs / "deliveries" / late)
@@ -238,6 +255,7 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     work = tmp_path / "work" / "warehouse.duckdb"
     assert "from " + late + " recomputed" in second.stdout + second.stderr
     assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
+    assert period_checks(tmp_path) == {p: "SUCCEEDED" for p in periods}
 
     # 3. a restatement of a closed period: a new version, with what changed, the old one kept
     restated = periods[2]

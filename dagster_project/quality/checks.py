@@ -7,13 +7,23 @@
   servicing_criteria suite. They are blocking so that publication waits for them; a failure is
   reported with WARN severity because the certificate gate (quality.certificate_gate) withholds
   exactly the failing periods' certificates (and the later ones) rather than the whole run.
+- each monthly partition of raw/loan_status: the servicing criteria of that Collection Period
+  and whether its certificate is published (a partitioned check, a Dagster preview feature).
+  The servicing run reports it for every period the build recomputed; the check itself
+  evaluates one period when run for a partition (the monthly job, or the UI).
 """
 
-import dagster as dg
+import warnings
 
-from dagster_project.quality.runs import Summary, validate_servicing
+import dagster as dg
+import duckdb
+
+from dagster_project import warehouse as warehouse_files
+from dagster_project.ingestion.partitions import COLLECTION_PERIODS
+from dagster_project.quality.runs import PeriodResult, Summary, period_results, validate_servicing
 from dagster_project.quality.validation import data_docs_index
 from dagster_project.resources import WarehouseResource
+from dagster_project.transformation.build_plan import last_rebuilt_from
 
 SCHEDULE = dg.AssetKey(["raw", "receivable_schedule"])
 SCHEDULE_CHECKS = {
@@ -61,6 +71,58 @@ SERVICING_CHECK_SPECS = [
 ]
 
 
+TAPE = dg.AssetKey(["raw", "loan_status"])
+PERIOD_CHECK = "servicing_criteria_of_the_period"
+
+
+def period_evaluation(period: PeriodResult) -> dict:
+    """Pass/fail of one Collection Period: its own criteria (Exhibit D); the certificate's fate
+    (which also depends on the periods before it) is in the metadata."""
+    certificate = "published" if period.is_publishable else f"withheld: {period.withheld_reason}"
+    return {
+        "passed": not period.failing,
+        "severity": dg.AssetCheckSeverity.WARN,
+        "metadata": {
+            "distribution_date": period.distribution_date.isoformat(),
+            "certificate": certificate,
+            "failing_expectations": ", ".join(period.failing) or "none",
+        },
+    }
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.PreviewWarning)  # partitioned checks: said above
+
+    @dg.asset_check(
+        asset=TAPE,
+        name=PERIOD_CHECK,
+        partitions_def=COLLECTION_PERIODS,
+        additional_deps=[dg.AssetKey(["published_warehouse"])],
+        description="Regulation AB servicing criteria (Exhibit D) of this Collection Period, "
+        "from the last validation; the metadata says whether its certificate was published.",
+    )
+    def servicing_criteria_of_the_period(
+        context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource
+    ) -> dg.AssetCheckResult:
+        period = context.partition_key
+        try:  # the published warehouse: what the trustee sees, and no lock on a running build
+            with warehouse_files.connect(warehouse.published_path, read_only=True) as con:
+                found = period_results(con, since=period)
+        except duckdb.Error:  # nothing published, or published before any validation
+            found = []
+        found = [p for p in found if p.collection_period == period]
+        if not found:
+            return dg.AssetCheckResult(
+                passed=False,
+                severity=dg.AssetCheckSeverity.WARN,
+                metadata={
+                    "certificate": "not computed: the period's tape is not loaded or "
+                    "the warehouse is not published yet"
+                },
+            )
+        return dg.AssetCheckResult(**period_evaluation(found[0]))
+
+
 def _table(rows: list[Summary]) -> str:
     lines = ["| representation | expectation | tested | failed |", "|---|---|---|---|"]
     lines += [
@@ -90,11 +152,28 @@ def schedule_check_results(results: list[Summary]):
 
 
 @dg.multi_asset_check(specs=SERVICING_CHECK_SPECS, name="servicing_criteria")
-def servicing_criteria(warehouse: WarehouseResource):
-    """Runs the servicing_criteria suite once and reports each criterion on its asset."""
+def servicing_criteria(context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource):
+    """Runs the servicing_criteria suite once and reports each criterion on its asset, and each
+    recomputed Collection Period on its partition of the tape."""
     deal = warehouse.deal()
     with warehouse.connect() as con:
         outcomes, gate = validate_servicing(con, deal)
+        periods = period_results(con, since=last_rebuilt_from(con))
+    for period in periods:
+        # reported as this run's (Dagster's store keeps one runless evaluation per partition)
+        context.instance.report_dagster_event(
+            dg.DagsterEvent(
+                event_type_value=dg.DagsterEventType.ASSET_CHECK_EVALUATION.value,
+                event_specific_data=dg.AssetCheckEvaluation(
+                    asset_key=TAPE,
+                    check_name=PERIOD_CHECK,
+                    partition=period.collection_period,
+                    **period_evaluation(period),
+                ),
+                job_name=context.run.job_name,
+            ),
+            run_id=context.run.run_id,
+        )
     withheld = [row.distribution_date.isoformat() for row in gate if not row.is_publishable]
     for criterion, (key, name) in SERVICING_CHECKS.items():
         mine = [o for o in outcomes if o.rule.representation == criterion]

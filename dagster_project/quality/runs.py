@@ -63,6 +63,32 @@ def validate_servicing(
     return outcomes, gate
 
 
+@dataclass(frozen=True)
+class PeriodResult:
+    """The servicing criteria of one Collection Period and whether its certificate publishes."""
+
+    collection_period: str
+    distribution_date: dt.date
+    is_publishable: bool
+    withheld_reason: str | None
+    failing: list[str]  # "criterion expectation" the period fails
+
+
+def period_results(con, since: str = "") -> list[PeriodResult]:
+    """Each Collection Period from `since` on (all by default) as the last validation left it."""
+    rows = con.execute(
+        "select gate.collection_period, gate.distribution_date, gate.is_publishable, "
+        "gate.withheld_reason, list(distinct failure.representation || ' ' || "
+        "failure.expectation_name order by failure.representation || ' ' || "
+        "failure.expectation_name) filter (where failure.failing_id is not null) "
+        "from quality.certificate_gate as gate left join quality.expectation_failures as failure "
+        "on failure.suite_name = ? and failure.failing_id = gate.collection_period "
+        "where gate.collection_period >= ? group by all order by 1",
+        [SERVICING_SUITES[0], since],
+    ).fetchall()
+    return [PeriodResult(*row[:4], failing=row[4] or []) for row in rows]
+
+
 def summaries(con, suites: tuple[str, ...]) -> list[Summary]:
     store.ensure_schema(con)
     rows = con.execute(

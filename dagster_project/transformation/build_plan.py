@@ -131,3 +131,12 @@ def record(con, build: BuildPlan, built_at: dt.datetime) -> None:
             build.reason,
         ],
     )
+
+
+def last_rebuilt_from(con) -> str:
+    """First Collection Period the last successful build recomputed ('' = all of them)."""
+    con.execute(DDL)
+    row = con.execute(
+        "select rebuild_from from history.model_builds order by built_at desc limit 1"
+    ).fetchone()
+    return (row[0] or "") if row else ""
