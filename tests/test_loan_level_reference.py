@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from reference.loan_level import compute, compute_rows
-from scenarios import loader
+from scenarios import TAPE_DEFAULTS, loader
 
 from dagster_project.business_calendar import payment_periods
 from dagster_project.deal import load_deal
@@ -152,8 +152,8 @@ def build_scenario(receivables):
             status_rows, transaction_rows = periods[period.collection_period]
             start, end = period.collection_period_start, period.collection_period_end
             liquidation = month["liquidation"]
-            if gone and liquidation is None:
-                continue  # after default or purchase a row comes only with recoveries
+            if gone and liquidation is None and not month["transactions"]:
+                continue  # after default or purchase a row comes with recoveries or payments
             repossessed = repossessed or month["repossessed"]
             status = "charged_off" if gone else month["status"]
             status_rows.append(
@@ -167,20 +167,22 @@ def build_scenario(receivables):
                     "loanMaturityDate": str(CUTOFF + dt.timedelta(days=30 * drawn["term"])),
                 }
             )
-            if not gone:
-                rows = {
-                    (_day(period, day), kind, str(Decimal(cents).scaleb(-2)))
-                    for day, kind, cents in month["transactions"]
+            # payments keep coming after a default (Liquidation Proceeds) or a purchase (excluded)
+            if gone and month["transactions"]:
+                event("payments after a default or a purchase")
+            rows = {
+                (_day(period, day), kind, str(Decimal(cents).scaleb(-2)))
+                for day, kind, cents in month["transactions"]
+            }
+            transaction_rows += [
+                {
+                    "assetNumber": rid,
+                    "transactionDate": day,
+                    "transactionType": kind,
+                    "transactionAmount": amount,
                 }
-                transaction_rows += [
-                    {
-                        "assetNumber": rid,
-                        "transactionDate": day,
-                        "transactionType": kind,
-                        "transactionAmount": amount,
-                    }
-                    for day, kind, amount in sorted(rows)
-                ]
+                for day, kind, amount in sorted(rows)
+            ]
             if liquidation is not None and status != "purchased":
                 day, gross, expense = liquidation
                 transaction_rows.append(
@@ -270,4 +272,72 @@ def test_loan_level_models_match_the_reference_on_generated_lifecycles(model_run
     ).fetchall()
     for period, *figures in pool:
         assert dict(zip(names, figures, strict=True)) == expected.pool[period], period
+    con.close()
+
+
+def _tape(rid: str, period, **fields) -> dict:
+    return {
+        **TAPE_DEFAULTS,
+        "assetNumber": rid,
+        "reportingPeriodBeginningDate": str(period.collection_period_start),
+        "reportingPeriodEndingDate": str(period.collection_period_end),
+        **fields,
+    }
+
+
+def _payment(rid: str, period, amount: str) -> dict:
+    return {
+        "assetNumber": rid,
+        "transactionDate": str(period.collection_period_start + dt.timedelta(days=9)),
+        "transactionType": "payment",
+        "transactionAmount": amount,
+    }
+
+
+def test_payments_after_a_default_are_liquidation_proceeds_and_after_a_purchase_excluded(
+    model_runner,
+):
+    """Hand-worked: D defaults (120 days) in the first period and pays $100.00 in the second;
+    P is purchased in the first period and pays $100.00 in the second. Art. I: what D pays is
+    Liquidation Proceeds (all principal: its Principal Balance is already zero) and reduces the
+    period's Net Losses; what P pays is no Available Collection at all."""
+    first, second = PERIODS[:2]
+    schedule = [
+        {"receivable_id": rid, "apr": "0.050000", "principal_balance": "10000.00",
+         "last_payment_date": "2015-09-15", "original_term": "60"}
+        for rid in ("D", "P")
+    ]  # fmt: skip
+    periods = [
+        (first.collection_period,
+         [_tape("D", first, currentDelinquencyStatus="120", loanStatus="delinquent"),
+          _tape("P", first, loanStatus="purchased")], []),
+        (second.collection_period,
+         [_tape("D", second, currentDelinquencyStatus="150", loanStatus="charged_off"),
+          _tape("P", second, loanStatus="purchased")],
+         [_payment("D", second, "100.00"), _payment("P", second, "100.00")]),
+    ]  # fmt: skip
+    con = model_runner.run(loader(schedule, periods), up_to="fct_pool_period")
+    rows = con.execute(
+        "select receivable_id, interest_collected_amount + principal_collected_amount "
+        "+ fees_collected_amount + rebate_principal_amount, liquidation_proceeds_amount, "
+        "liquidation_interest_amount, receipts_as_liquidation_amount, "
+        "receipts_after_purchase_amount from marts.fct_receivable_period "
+        "where collection_period = ? order by 1",
+        [second.collection_period],
+    ).fetchall()
+    hundred, zero = Decimal("100.00"), Decimal("0.00")
+    assert rows == [
+        ("D", zero, hundred, zero, hundred, zero),
+        ("P", zero, zero, zero, zero, hundred),
+    ]
+    pool = con.execute(
+        "select principal_collections_amount, finance_charge_collections_amount, "
+        "liquidation_principal_amount, net_losses_amount from marts.fct_pool_period "
+        "where collection_period = ?",
+        [second.collection_period],
+    ).fetchone()
+    assert pool == (zero, zero, hundred, -hundred)
+    expected = compute_rows(schedule, periods)
+    assert expected.receivables[("D", second.collection_period)].liquidation == hundred
+    assert expected.receivables[("P", second.collection_period)].liquidation == zero
     con.close()

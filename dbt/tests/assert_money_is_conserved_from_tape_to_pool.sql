@@ -1,6 +1,7 @@
 -- Money is neither created nor lost between the transactions and the pool roll-forward: every
--- cent of obligor payments is interest, fees or principal, and the pool moves by exactly the
--- principal, purchases and defaults.
+-- cent of obligor payments is interest, fees or principal, Liquidation Proceeds (received on a
+-- Defaulted Receivable) or excluded (received on a Purchased Receivable), and the pool moves by
+-- exactly the principal, purchases and defaults.
 with transactions as (
     select collection_period, sum(transaction_amount) as paid
     from {{ ref('stg_servicer__payment_transactions') }}
@@ -12,7 +13,8 @@ allocated as (
     select
         collection_period,
         sum(interest_collected_amount + fees_collected_amount + principal_collected_amount
-            + rebate_principal_amount) as allocated
+            + rebate_principal_amount + receipts_as_liquidation_amount
+            + receipts_after_purchase_amount) as allocated
     from {{ ref('fct_receivable_period') }}
     group by collection_period
 )

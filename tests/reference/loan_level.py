@@ -8,6 +8,9 @@ Written from the Sale and Servicing Agreement, not from the SQL: plain Python, D
   judged uncollectible; first period of such an event; never a Purchased Receivable; its
   Principal Balance is zero from that period end. Net Losses: defaulted principal less
   Liquidation Proceeds (net of expenses) received in the period.
+- Liquidation Proceeds (Art. I) are all amounts received on a Defaulted Receivable: obligor
+  payments after the period of default count there, not as collections. Amounts received on a
+  Purchased Receivable after the period of its purchase are not Available Collections at all.
 """
 
 import csv
@@ -138,7 +141,7 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
             last_accrual=_date(row["last_payment_date"]),
         )
         terms[row["receivable_id"]] = int(row["original_term"])
-    gone = set()
+    gone: dict[str, str] = {}  # receivable -> "default" or "purchase", from that period end
     deal = Deal()
     beginning_pool = sum(a.balance for a in accounts.values())
     for period, status_rows, transaction_rows in periods:
@@ -164,15 +167,20 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
             record = ReceivablePeriod(
                 beginning_balance=ZERO if rid in gone else account.balance, ending_balance=ZERO
             )
+            receipts_after_default = ZERO
             for day, kind, amount in sorted(
                 flows[rid], key=lambda t: (t[0], KIND_ORDER[t[1]], t[2])
             ):
                 allocation = account.apply(kind, day, amount)
-                record.interest += allocation["interest"]
-                record.principal += allocation["principal"]
-                record.rebate += allocation["rebate"]
-                record.fees += allocation["fees"]
-            record.liquidation = liquidation.get(rid, ZERO)
+                if gone.get(rid) == "default":  # received on a Defaulted Receivable
+                    receipts_after_default += sum(allocation.values())
+                elif rid not in gone:
+                    record.interest += allocation["interest"]
+                    record.principal += allocation["principal"]
+                    record.rebate += allocation["rebate"]
+                    record.fees += allocation["fees"]
+            if gone.get(rid) != "purchase":
+                record.liquidation = liquidation.get(rid, ZERO) + receipts_after_default
             if rid not in gone:
                 days = int(row["currentDelinquencyStatus"])
                 status = row["loanStatus"]
@@ -186,7 +194,7 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
                         account.apr,
                         (distribution[period] - account.last_accrual).days,
                     )
-                    gone.add(rid)
+                    gone[rid] = "purchase"
                 elif days >= defaulted_days or sold or status in ("charged_off", "liquidated"):
                     record.defaulted_principal = account.balance
                     if rid in liquidation_day:  # 4.3: interest accrued to the receipt first
@@ -196,7 +204,7 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
                             (liquidation_day[rid] - account.last_accrual).days,
                         )
                         record.liquidation_interest = max(min(record.liquidation, due), ZERO)
-                    gone.add(rid)
+                    gone[rid] = "default"
                 else:
                     record.ending_balance = account.balance
                     if account.balance > 0:

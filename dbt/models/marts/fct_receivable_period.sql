@@ -18,6 +18,14 @@ amounts as (
         as ending_balance_cents,
         case when is_default_period then simple_interest_balance_cents else 0 end
         as defaulted_principal_cents,
+        -- Art. I "Liquidation Proceeds": all amounts received on a Defaulted Receivable (after the
+        -- period of its default), net of what goes back to the obligor (a payment beyond the
+        -- payoff is not applied); Available Collections (Art. I, provisos) exclude all amounts
+        -- received on a Purchased Receivable after the period of its purchase
+        is_defaulted and not is_default_period and not is_purchased as is_after_default,
+        is_purchased and not is_purchase_period as is_after_purchase,
+        interest_paid_cents + fees_paid_cents + payment_principal_cents + rebate_principal_cents
+        as obligor_receipts_cents,
         case when is_purchase_period then simple_interest_balance_cents else 0 end
         as purchase_principal_cents,
         -- Art. I "Purchase Amount" (ii): unpaid interest at the APR to but excluding the Distribution Date
@@ -30,7 +38,10 @@ amounts as (
                     'simple_interest_balance_cents', 'apr_e6_value', 'distribution_date - last_accrual_date') }}
             else 0
         end as purchase_interest_cents,
-        {{ to_cents('gross_liquidation_amount - liquidation_expense_amount') }} as liquidation_cents,
+        case
+            when is_purchased and not is_purchase_period then 0
+            else {{ to_cents('gross_liquidation_amount - liquidation_expense_amount') }}
+        end as liquidation_receipts_cents,
         -- 4.3: proceeds received in the period of default pay the interest accrued to their date
         -- first; later recoveries on a zero Principal Balance are principal
         case
@@ -40,6 +51,26 @@ amounts as (
             else 0
         end as liquidation_interest_due_cents
     from (select *, (apr * 1000000)::bigint as apr_e6_value from balances)
+),
+
+classified_receipts as (
+    select
+        *,
+        case when is_after_default or is_after_purchase then 0 else interest_paid_cents end
+        as interest_collected_cents,
+        case when is_after_default or is_after_purchase then 0 else fees_paid_cents end
+        as fees_collected_cents,
+        case when is_after_default or is_after_purchase then 0 else payment_principal_cents end
+        as principal_collected_cents,
+        case when is_after_default or is_after_purchase then 0 else rebate_principal_cents end
+        as rebate_collected_cents,
+        case when is_after_default then obligor_receipts_cents else 0 end
+        as receipts_as_liquidation_cents,
+        case when is_after_purchase then obligor_receipts_cents else 0 end
+        as receipts_after_purchase_cents,
+        liquidation_receipts_cents
+        + case when is_after_default then obligor_receipts_cents else 0 end as liquidation_cents
+    from amounts
 ),
 
 final as (
@@ -80,14 +111,16 @@ final as (
         {{ from_cents('beginning_balance_cents') }} as beginning_balance,
         {{ from_cents('ending_balance_cents') }} as ending_balance,
         {{ from_cents('simple_interest_balance_cents') }} as simple_interest_balance,
-        {{ from_cents('interest_paid_cents') }} as interest_collected_amount,
-        {{ from_cents('payment_principal_cents') }} as principal_collected_amount,
-        {{ from_cents('rebate_principal_cents') }} as rebate_principal_amount,
-        {{ from_cents('fees_paid_cents') }} as fees_collected_amount,
+        {{ from_cents('interest_collected_cents') }} as interest_collected_amount,
+        {{ from_cents('principal_collected_cents') }} as principal_collected_amount,
+        {{ from_cents('rebate_collected_cents') }} as rebate_principal_amount,
+        {{ from_cents('fees_collected_cents') }} as fees_collected_amount,
         {{ from_cents('defaulted_principal_cents') }} as defaulted_principal_amount,
         {{ from_cents('purchase_principal_cents') }} as purchase_principal_amount,
         {{ from_cents('purchase_interest_cents') }} as purchase_interest_amount,
         {{ from_cents('liquidation_cents') }} as liquidation_proceeds_amount,
+        {{ from_cents('receipts_as_liquidation_cents') }} as receipts_as_liquidation_amount,
+        {{ from_cents('receipts_after_purchase_cents') }} as receipts_after_purchase_amount,
         {{ from_cents('greatest(least(liquidation_cents, liquidation_interest_due_cents), 0)') }}
         as liquidation_interest_amount,
         {{ from_cents('liquidation_cents - greatest(least(liquidation_cents, liquidation_interest_due_cents), 0)') }}
@@ -104,7 +137,7 @@ final as (
         reported_charged_off_principal_amount,
         reported_purchase_amount,
         reported_servicer_advance_amount as simple_interest_advance_amount
-    from amounts
+    from classified_receipts
 )
 
 select * from final
