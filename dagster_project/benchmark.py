@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -94,16 +95,18 @@ def _rss_kib(pid: int) -> int:
 def _measure(scale: str, stage: str, argv: list[str], env: dict, rows=None, note="") -> Stage:
     """Wall time and peak resident memory of the stage's whole process tree (sampled from /proc
     every 50 ms: wait4's ru_maxrss would report the benchmark's own size, inherited at fork)."""
-    started = time.perf_counter()
-    process = subprocess.Popen(argv, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
-    peak = 0
-    while process.poll() is None:
-        peak = max(peak, sum(_rss_kib(pid) for pid in _tree(process.pid)))
-        time.sleep(0.05)
-    seconds = time.perf_counter() - started
-    if process.returncode != 0:
-        raise RuntimeError(f"{scale}/{stage} failed: {process.stderr.read()[-4000:]}")
+    with tempfile.TemporaryFile("w+") as output:  # a file: a pipe would fill up and block
+        started = time.perf_counter()
+        process = subprocess.Popen(argv, env=env, cwd=PROJECT_ROOT, stdout=output,
+                                   stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        peak = 0
+        while process.poll() is None:
+            peak = max(peak, sum(_rss_kib(pid) for pid in _tree(process.pid)))
+            time.sleep(0.05)
+        seconds = time.perf_counter() - started
+        if process.returncode != 0:
+            output.seek(0)
+            raise RuntimeError(f"{scale}/{stage} failed: {output.read()[-4000:]}")
     result = Stage(scale, stage, round(seconds, 2), round(peak / 1024, 1), rows, note)
     print(f"  {stage:<38} {result.seconds:8.2f} s  {result.peak_rss_mb:8.1f} MB", flush=True)
     return result
@@ -167,12 +170,14 @@ def growth(stages: list[Stage], summaries: list[dict]) -> list[dict]:
     return out
 
 
-def bench_scale(scale: str, receivables: int, out: Path) -> tuple[list[Stage], dict]:
+def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) -> dict:
+    """Every stage at one scale, appended to `stages` as it ends (a stage that fails stops the
+    scale and raises; what was measured before it stays); returns the scale's summary."""
     print(f"{scale}: {receivables:,} receivables", flush=True)
     folder = out / scale
     shutil.rmtree(folder, ignore_errors=True)
     inputs = folder / "inputs"
-    stages = [
+    stages.append(
         _measure(
             scale,
             "generation",
@@ -187,7 +192,7 @@ def bench_scale(scale: str, receivables: int, out: Path) -> tuple[list[Stage], d
             ],
             dict(os.environ),
         )  # fmt: skip
-    ]
+    )
     tapes = str(inputs / "deliveries" / "*" / "loan_status.csv")
     rows = duckdb.connect().execute("select count(*) from read_csv(?)", [tapes]).fetchone()[0]
     stages[0].rows = rows
@@ -249,7 +254,7 @@ def bench_scale(scale: str, receivables: int, out: Path) -> tuple[list[Stage], d
         ),
         "pipeline_peak_rss_mb": max(s.peak_rss_mb for s in stages if s.stage != "generation"),
     }
-    return stages, summary
+    return summary
 
 
 EX102_RECORD = (
@@ -303,7 +308,9 @@ def bench_ex102(out: Path, megabytes: int = 300) -> Stage:
     return stage
 
 
-def _markdown(machine: dict, stages: list[Stage], summaries: list[dict], grown: list[dict]) -> str:
+def _markdown(
+    machine: dict, stages: list[Stage], summaries: list[dict], grown: list[dict], stopped: list
+) -> str:
     lines = [
         f"# Benchmark, {machine['date']}",
         "",
@@ -335,6 +342,8 @@ def _markdown(machine: dict, stages: list[Stage], summaries: list[dict], grown: 
             f"{g['time_per_row_ratio']} |"
             for g in grown
         ]
+    for failure in stopped:
+        lines += ["", f"**{failure['scale']}: stopped.** {failure['error'].strip()[-600:]}"]
     return "\n".join(lines) + "\n"
 
 
@@ -347,12 +356,14 @@ def main(argv=None) -> int:
     args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     deal = load_deal()
-    stages, summaries = [], []
+    stages, summaries, stopped = [], [], []
     for scale in args.scales.split(","):
         receivables = SCALES[scale] or deal.initial_receivable_count
-        scale_stages, summary = bench_scale(scale, receivables, args.out)
-        stages += scale_stages
-        summaries.append(summary)
+        try:
+            summaries.append(bench_scale(scale, receivables, args.out, stages))
+        except RuntimeError as error:  # e.g. out of memory: recorded, the other scales still run
+            print(f"{scale}: stopped: {error}", flush=True)
+            stopped.append({"scale": scale, "error": str(error)[-2000:]})
     if args.ex102_megabytes:
         stages.append(bench_ex102(args.out, args.ex102_megabytes))
     pages = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -368,11 +379,13 @@ def main(argv=None) -> int:
         "stages": [asdict(s) | {"rows_per_second": s.rows_per_second} for s in stages],
         "summaries": summaries,
         "growth": growth(stages, summaries),
+        "stopped": stopped,
     }
     (args.out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    (args.out / "results.md").write_text(_markdown(machine, stages, summaries, results["growth"]))
+    markdown = _markdown(machine, stages, summaries, results["growth"], stopped)
+    (args.out / "results.md").write_text(markdown)
     print(f"results in {args.out / 'results.md'}")
-    return 0
+    return 1 if stopped else 0
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@
   exactly the failing periods' certificates (and the later ones) rather than the whole run.
 - each monthly partition of raw/loan_status: the servicing criteria of that Collection Period
   and whether its certificate is published (a partitioned check, a Dagster preview feature).
-  The servicing run reports it for every period the build recomputed; the check itself
-  evaluates one period when run for a partition (the monthly job, or the UI).
+  The servicing run reports it for every period the build recomputed and every period whose
+  shown result is no longer current; the check itself evaluates one period when run for a
+  partition (the monthly job, or the UI).
 """
 
 import warnings
@@ -158,8 +159,19 @@ def servicing_criteria(context: dg.AssetCheckExecutionContext, warehouse: Wareho
     deal = warehouse.deal()
     with warehouse.connect() as con:
         outcomes, gate = validate_servicing(con, deal)
-        periods = period_results(con, since=last_rebuilt_from(con))
+        rebuilt_from = last_rebuilt_from(con)
+        periods = period_results(con)
+    shown = {
+        info.partition_key: info.latest_execution_status.value
+        for info in context.instance.event_log_storage.get_asset_check_partition_info(
+            [dg.AssetCheckKey(TAPE, PERIOD_CHECK)]
+        )
+    }
     for period in periods:
+        # the periods this build recomputed, and any other whose shown result is not current
+        key, status = period.collection_period, "FAILED" if period.failing else "SUCCEEDED"
+        if key < rebuilt_from and shown.get(key) == status:
+            continue
         # reported as this run's (Dagster's store keeps one runless evaluation per partition)
         context.instance.report_dagster_event(
             dg.DagsterEvent(

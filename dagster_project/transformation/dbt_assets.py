@@ -52,6 +52,7 @@ def warehouse_models(
         build_plan.write(con, plan)
     context.log.info(f"dbt build: {plan.reason}")
     cache = _parse_cache(warehouse.work_path)
+    target_path = os.environ.get("DBT_TARGET_PATH")
     if (cache / PARTIAL_PARSE).exists():
         os.environ["DBT_TARGET_PATH"] = str(cache)  # dagster-dbt copies the state from here
     try:
@@ -60,7 +61,10 @@ def warehouse_models(
         validation.start_loading()
         yield from invocation.stream()
     finally:
-        os.environ.pop("DBT_TARGET_PATH", None)
+        if target_path is None:
+            os.environ.pop("DBT_TARGET_PATH", None)
+        else:
+            os.environ["DBT_TARGET_PATH"] = target_path
         with warehouse.connect() as con:
             build_plan.clear(con)
     with warehouse.connect() as con:
