@@ -21,11 +21,13 @@
 {%- endmacro %}
 
 {#- Model config shared by the loan-level incremental models: append the recomputed rows after a
-    pre-hook deleted the stale ones. -#}
-{% macro loan_level_incremental_config() -%}
+    pre-hook deleted the stale ones; a model's own hooks run after that delete. -#}
+{% macro loan_level_incremental_config(pre_hooks=[], post_hooks=[]) -%}
     {{ config(
         materialized='incremental',
         incremental_strategy='append',
-        pre_hook="{% if is_incremental() %}delete from {{ this }} where " ~ rebuilt_rows() ~ "{% endif %}"
+        pre_hook=["{% if is_incremental() %}delete from {{ this }} where " ~ rebuilt_rows() ~ "{% endif %}"]
+            + pre_hooks,
+        post_hook=post_hooks
     ) }}
 {%- endmacro %}
