@@ -1,6 +1,6 @@
-"""The Simple Interest fold in buckets of receivables, one after another (dbt/macros/fold_buckets.sql),
-gives the rows of one fold over every receivable: on a build from scratch and on an incremental
-build, and the steps then feed the same balances."""
+"""The Simple Interest fold in buckets of receivables, one after another
+(dbt/macros/fold_buckets.sql), gives the rows of one fold over every receivable: on a build from
+scratch and on an incremental build, and the steps then feed the same balances."""
 
 import math
 import os
@@ -18,9 +18,10 @@ REBUILD_FROM = "2017-06"
 
 
 def _dbt_run(work: Path, scratch: Path, per_bucket: int, *args: str) -> str:
+    size = f"{{fold_transactions_per_bucket: {per_bucket}}}"
     result = subprocess.run(
         [str(Path(sys.executable).parent / "dbt"), "run", "--select", f"{FOLD}+1",
-         "--exclude", "fct_receivable_period", "--vars", f"{{fold_transactions_per_bucket: {per_bucket}}}",
+         "--exclude", "fct_receivable_period", "--vars", size,
          "--target-path", str(scratch / "target"), "--log-path", str(scratch / "logs"), *args],
         cwd=DBT_DIR,
         env={**os.environ, "CAOT_WAREHOUSE_WORK": str(work)},
