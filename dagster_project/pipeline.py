@@ -21,6 +21,7 @@ from dagster_project.ingestion.assets import (
     market_inputs,
     monthly_tape,
     receivable_schedule,
+    reference_inputs_loaded,
     tape_files,
 )
 from dagster_project.ingestion.ex102 import Ex102Error
@@ -120,13 +121,12 @@ def _run(
     if not periods:
         print(f"no deliveries found under {warehouse.deliveries_dir}", file=sys.stderr)
         return 1
-    steps = [
-        (
-            "deal terms, schedule, market inputs",
-            [deal_terms, receivable_schedule, market_inputs],
-            {},
-        )
-    ]
+    steps = []
+    if reference_inputs_loaded(warehouse):
+        print("deal terms, schedule and market inputs already loaded as they are", flush=True)
+    else:
+        reference = [deal_terms, receivable_schedule, market_inputs]
+        steps.append(("deal terms, schedule, market inputs", reference, {}))
     # One backfill per stretch of consecutive periods to load: a period not delivered is not
     # loaded (the certificate gate withholds the ones after it until it arrives).
     to_load = pending(warehouse, periods)

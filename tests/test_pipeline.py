@@ -1,11 +1,15 @@
 """The whole pipeline on the small deal: every asset materializes and the warehouse is published."""
 
 import json
+import shutil
 
 import duckdb
 from conftest import run_pipeline
 
+from dagster_project.deal import PROJECT_ROOT
 from dagster_project.generator.writers import sha256
+from dagster_project.ingestion.assets import reference_inputs_loaded
+from dagster_project.resources import WarehouseResource
 
 
 def test_warehouse_holds_the_schedule_and_every_monthly_tape(built_warehouse):
@@ -73,7 +77,7 @@ def test_no_obligor_name_or_street_address_reaches_any_model_or_quality_table(bu
             assert leaked == 0, (schema, table, column)
 
 
-def test_rerunning_the_pipeline_changes_nothing(built_warehouse):
+def test_rerunning_the_pipeline_changes_nothing(built_warehouse, capsys):
     def snapshot():
         with duckdb.connect(str(built_warehouse["published"]), read_only=True) as con:
             return con.execute(
@@ -83,3 +87,33 @@ def test_rerunning_the_pipeline_changes_nothing(built_warehouse):
     before = snapshot()
     assert run_pipeline(built_warehouse) == 0
     assert snapshot() == before
+    printed = capsys.readouterr().out
+    assert "deal terms, schedule and market inputs already loaded as they are" in printed
+    assert "periods already loaded as delivered" in printed
+
+
+def test_reference_inputs_are_reloaded_when_the_deal_file_or_an_input_changes(
+    built_warehouse, tmp_path
+):
+    def loaded(inputs=built_warehouse["input"], deal_file="") -> bool:
+        return reference_inputs_loaded(
+            WarehouseResource(
+                work_path=str(built_warehouse["work"]),
+                published_path=str(built_warehouse["published"]),
+                input_dir=str(inputs),
+                deal_file=deal_file,
+            )
+        )
+
+    assert loaded()
+    inputs = tmp_path / "inputs"
+    shutil.copytree(built_warehouse["input"], inputs, ignore=shutil.ignore_patterns("deliveries"))
+    assert loaded(inputs)
+    with (inputs / "libor_rates.csv").open("a") as libor:
+        libor.write("\n")
+    assert not loaded(inputs)
+    deal = (PROJECT_ROOT / "data" / "deals" / "caot_2015_4.yaml").read_text()
+    changed = tmp_path / "deal.yaml"
+    changed.write_text(deal.replace('servicing_rate: "0.0100"', 'servicing_rate: "0.0125"'))
+    assert changed.read_text() != deal
+    assert not loaded(deal_file=str(changed))

@@ -4,13 +4,17 @@ import os
 from pathlib import Path
 
 import dagster as dg
+import duckdb
 
+from dagster_project import warehouse as warehouse_files
 from dagster_project.business_calendar import period_for_collection_month
+from dagster_project.generator.writers import sha256
 from dagster_project.ingestion import ex102, schemas
-from dagster_project.ingestion.deal_tables import load_deal_tables
+from dagster_project.ingestion.deal_tables import deal_tables_current, load_deal_tables
 from dagster_project.ingestion.loader import (
     Delivery,
     IngestionError,
+    current_hashes,
     ensure_table,
     load_deliveries,
     load_files,
@@ -161,6 +165,33 @@ def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseR
         metadata={"breaches": breaches, "validated_this_run": validated},
     )
     yield from schedule_check_results(results)
+
+
+def reference_inputs_loaded(warehouse: WarehouseResource) -> bool:
+    """Whether the deal tables, the Receivable Schedule (with its Section 2.3 results) and the
+    market inputs are loaded as the deal file and the input files are now: a run of their assets
+    would change nothing, so the pipeline does not start one."""
+    work = Path(warehouse.work_path)
+    if not work.exists():
+        return False
+    files = [("schedule", "receivable_schedule")]
+    files += [(schema.kind, schema.kind) for schema in schemas.MARKET_SCHEMAS]
+    with warehouse_files.connect(work, read_only=True) as con:
+        try:
+            validated = con.execute(
+                "select count(*) from quality.expectation_results "
+                "where list_contains(?, suite_name)",
+                [list(SCHEDULE_SUITES)],
+            ).fetchone()[0]
+            if not validated or not deal_tables_current(con, warehouse.deal()):
+                return False
+            for scope, kind in files:
+                path = find_file(Path(warehouse.input_dir), kind)
+                if not path.exists() or current_hashes(con, scope).get(kind) != sha256(path):
+                    return False
+        except duckdb.Error:  # nothing loaded yet
+            return False
+    return True
 
 
 MARKET_SPECS = [

@@ -1,5 +1,7 @@
 """The deal file and the payment calendar as warehouse tables, so dbt reads the same terms."""
 
+import duckdb
+
 from dagster_project.business_calendar import payment_periods
 from dagster_project.certificate_layout import certificate_layout
 from dagster_project.deal import Deal
@@ -25,59 +27,68 @@ create or replace table raw.certificate_layout (
 """
 
 
+def deal_table_rows(deal: Deal) -> dict[str, list[tuple]]:
+    """The rows of each deal table, in table order."""
+    return {
+        "deal_terms": [tuple(row) for row in deal.term_rows()],
+        "deal_classes": [
+            (
+                c.class_id,
+                c.label,
+                i + 1,
+                c.tier,
+                c.principal_order,
+                c.initial_balance,
+                c.rate_type,
+                c.rate,
+                c.spread,
+                c.day_count,
+                c.first_period_interest,
+                c.final_distribution_date,
+            )
+            for i, c in enumerate(deal.classes)
+        ],
+        "payment_calendar": [
+            (
+                p.period_number,
+                p.collection_period,
+                p.collection_period_start,
+                p.collection_period_end,
+                p.determination_date,
+                p.distribution_date,
+                p.record_date,
+                p.accrual_start,
+                p.actual_days,
+                p.thirty_360_start,
+                p.thirty_360_days,
+                p.related_fiscal_quarter_end,
+            )
+            for p in payment_periods(deal)
+        ],
+        "certificate_layout": [
+            (x.line, x.key, x.label, x.kind, x.line_order, x.section)
+            for x in certificate_layout(deal)
+        ],
+    }
+
+
 def load_deal_tables(con, deal: Deal) -> dict[str, int]:
+    rows = deal_table_rows(deal)
     with transaction(con):
         con.execute(DDL)
-        con.executemany("insert into raw.deal_terms values (?, ?, ?)", deal.term_rows())
-        con.executemany(
-            "insert into raw.deal_classes values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    c.class_id,
-                    c.label,
-                    i + 1,
-                    c.tier,
-                    c.principal_order,
-                    c.initial_balance,
-                    c.rate_type,
-                    c.rate,
-                    c.spread,
-                    c.day_count,
-                    c.first_period_interest,
-                    c.final_distribution_date,
-                )
-                for i, c in enumerate(deal.classes)
-            ],
+        for table, values in rows.items():
+            marks = ", ".join("?" * len(values[0]))
+            con.executemany(f"insert into raw.{table} values ({marks})", values)
+    return {table: len(values) for table, values in rows.items()}
+
+
+def deal_tables_current(con, deal: Deal) -> bool:
+    """Whether the warehouse's deal tables hold exactly what the deal file gives now (numbers
+    compared by value: DECIMAL columns come back with their scale's trailing zeros)."""
+    try:
+        return all(
+            con.execute(f"select * from raw.{table}").fetchall() == values
+            for table, values in deal_table_rows(deal).items()
         )
-        periods = payment_periods(deal)
-        con.executemany(
-            "insert into raw.payment_calendar values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    p.period_number,
-                    p.collection_period,
-                    p.collection_period_start,
-                    p.collection_period_end,
-                    p.determination_date,
-                    p.distribution_date,
-                    p.record_date,
-                    p.accrual_start,
-                    p.actual_days,
-                    p.thirty_360_start,
-                    p.thirty_360_days,
-                    p.related_fiscal_quarter_end,
-                )
-                for p in periods
-            ],
-        )
-        layout = certificate_layout(deal)
-        con.executemany(
-            "insert into raw.certificate_layout values (?, ?, ?, ?, ?, ?)",
-            [(x.line, x.key, x.label, x.kind, x.line_order, x.section) for x in layout],
-        )
-    return {
-        "certificate_layout": len(layout),
-        "deal_terms": len(deal.term_rows()),
-        "deal_classes": len(deal.classes),
-        "payment_calendar": len(periods),
-    }
+    except duckdb.CatalogException:  # never loaded
+        return False
