@@ -197,29 +197,9 @@ seeded as (
     select * from seeds
 ),
 
-carried as (
-    -- The simple-interest state carries forward through periods without a transaction.
-    select
-        *,
-        coalesce(
-            last_value(period_balance_cents ignore nulls) over receivable_history, cutoff_balance_cents
-        ) as simple_interest_balance_cents,
-        coalesce(last_value(period_unpaid_interest_cents ignore nulls) over receivable_history, 0)
-        as unpaid_interest_cents,
-        coalesce(
-            last_value(period_last_accrual_date ignore nulls) over receivable_history,
-            cutoff_last_payment_date
-        ) as last_accrual_date
-    from seeded
-    window receivable_history as (
-        partition by receivable_id order by period_number
-        rows between unbounded preceding and current row
-    )
-),
-
 events as (
     select
-        carried.*,
+        *,
         -- Art. I "Purchased Receivable": the Purchase Amount is paid for it (2.4, 3.7, 9.1)
         reported_status = 'purchased' as is_purchase_event,
         -- Art. I "Defaulted Receivable": (i) 120+ days delinquent at the period end,
@@ -227,24 +207,50 @@ events as (
         reported_days_past_due >= (select days from defaulted_days) as is_delinquency_default,
         (is_repossessed and first_liquidation_date is not null) as is_sale_default,
         reported_status in ('charged_off', 'liquidated') as is_uncollectible_default
-    from carried
+    from seeded
 ),
 
-first_events as (
+carried as (
+    -- One pass over each receivable's periods (one sort: every window below shares it).
+    -- The simple-interest state carries forward through periods without a transaction; the
+    -- state at the end of the period before gives the beginning balance.
     select
         *,
+        coalesce(last_value(period_balance_cents ignore nulls) over so_far, cutoff_balance_cents)
+        as simple_interest_balance_cents,
+        coalesce(last_value(period_unpaid_interest_cents ignore nulls) over so_far, 0)
+        as unpaid_interest_cents,
         coalesce(
-            max(prior_purchase_period_number) over receivable,
-            min(period_number) filter (where is_purchase_event) over receivable
+            last_value(period_last_accrual_date ignore nulls) over so_far, cutoff_last_payment_date
+        ) as last_accrual_date,
+        lag(period_number) over so_far as prior_period_number,
+        coalesce(last_value(period_balance_cents ignore nulls) over before_now, cutoff_balance_cents)
+        as prior_balance_cents,
+        -- the first period of each event (the periods known from an earlier build first)
+        coalesce(
+            max(prior_purchase_period_number) over whole_history,
+            min(period_number) filter (where is_purchase_event) over whole_history
         ) as purchase_period_number,
         coalesce(
-            max(prior_default_period_number) over receivable,
+            max(prior_default_period_number) over whole_history,
             min(period_number) filter (
                 where is_delinquency_default or is_sale_default or is_uncollectible_default
-            ) over receivable
+            ) over whole_history
         ) as default_event_period_number
     from events
-    window receivable as (partition by receivable_id)
+    window
+        so_far as (
+            partition by receivable_id order by period_number
+            rows between unbounded preceding and current row
+        ),
+        before_now as (
+            partition by receivable_id order by period_number
+            rows between unbounded preceding and 1 preceding
+        ),
+        whole_history as (
+            partition by receivable_id order by period_number
+            rows between unbounded preceding and unbounded following
+        )
 ),
 
 classified as (
@@ -255,7 +261,7 @@ classified as (
             when purchase_period_number is null or default_event_period_number < purchase_period_number
                 then default_event_period_number
         end as default_period_number
-    from first_events
+    from carried
 ),
 
 final as (
@@ -274,11 +280,13 @@ final as (
         is_extension_granted,
         maturity_date,
         apr,
-        coalesce(lag(
-            case when period_number >= default_period_number or period_number >= purchase_period_number
-                then 0 else simple_interest_balance_cents end
-        ) over (partition by receivable_id order by period_number), cutoff_balance_cents)
-        as beginning_balance_cents,
+        -- Art. I "Principal Balance": zero after the period of default or purchase
+        case
+            when prior_period_number is null then cutoff_balance_cents
+            when prior_period_number >= default_period_number or prior_period_number >= purchase_period_number
+                then 0
+            else prior_balance_cents
+        end as beginning_balance_cents,
         simple_interest_balance_cents,
         interest_paid_cents,
         fees_paid_cents,
