@@ -8,25 +8,19 @@
 -- transactions of P and later, each receivable starting from its state after its last step
 -- before P (transaction dates lie inside their Collection Period, checked at ingestion, so this
 -- is the same order as a fold over the whole history).
--- Large builds fold the receivables in buckets, one after another (macros/fold_buckets.sql).
-{{ loan_level_incremental_config(
-    pre_hooks=[
-        "{{ plan_fold_buckets(ref('stg_servicer__payment_transactions')) }}",
-        "set variable fold_bucket = 0"
-    ],
-    post_hooks=['{{ fold_remaining_buckets() }}']
-) }}
+-- Large builds fold the receivables in buckets, one after another (macros/receivable_buckets.sql).
+{{ bucketed_incremental_config('stg_servicer__payment_transactions') }}
 
 with
 
 schedule as (
     select * from {{ ref('stg_servicer__receivable_schedule') }}
-    where {{ in_fold_bucket() }}
+    where {{ in_bucket() }}
 ),
 
 transactions as (
     select * from {{ ref('stg_servicer__payment_transactions') }}
-    where {{ in_fold_bucket() }}
+    where {{ in_bucket() }}
 ),
 
 prior_state as (
@@ -42,7 +36,7 @@ prior_state as (
                 'last_accrual_date': last_accrual_date
             }, step_number) as state
         from {{ this }}
-        where {{ in_fold_bucket() }}
+        where {{ in_bucket() }}
         group by receivable_id
     {% else %}
         select

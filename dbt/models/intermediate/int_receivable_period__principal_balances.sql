@@ -3,13 +3,14 @@
 -- Incremental (macros/incremental.sql): a build from Collection Period P recomputes the rows of P
 -- and later; each receivable's last row before P seeds the state carried across periods (balance,
 -- unpaid interest, accrual date, and the periods of its default and purchase so far).
-{{ loan_level_incremental_config() }}
+-- Large builds run in buckets of receivables, one after another (macros/receivable_buckets.sql).
+{{ bucketed_incremental_config('stg_servicer__loan_status') }}
 
 with
 
 tape as (
     select * from {{ ref('stg_servicer__loan_status') }}
-    where collection_period >= {{ rebuild_from() }}
+    where collection_period >= {{ rebuild_from() }} and {{ in_bucket() }}
 ),
 
 calendar as (
@@ -49,7 +50,7 @@ period_flows as (
         arg_max(unpaid_interest_cents, step_number) as unpaid_interest_cents,
         arg_max(last_accrual_date, step_number) as last_accrual_date
     from steps
-    where step_number > 0 and collection_period >= {{ rebuild_from() }}
+    where step_number > 0 and collection_period >= {{ rebuild_from() }} and {{ in_bucket() }}
     group by receivable_id, collection_period
 ),
 
@@ -68,6 +69,7 @@ liquidations as (
     where
         transaction_type in ('liquidation_proceeds', 'liquidation_expense')
         and collection_period >= {{ rebuild_from() }}
+        and {{ in_bucket() }}
     group by receivable_id, collection_period
 ),
 
