@@ -27,6 +27,7 @@ from dagster_project.ingestion.assets import (
 from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
 from dagster_project.resources import WarehouseResource
+from dagster_project.transformation.dbt_assets import models_to_build, warehouse_models
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 
@@ -79,6 +80,52 @@ def contiguous(periods: list[str]) -> list[list[str]]:
     return stretches
 
 
+def build_assets() -> list:
+    """What the build run holds: every asset but the loaded inputs, and the checks that are not
+    per Collection Period (those run in single-partition runs; this run reports them per period)."""
+    loaded = (deal_terms, receivable_schedule, market_inputs, monthly_tape)
+    whole = [c for c in defs.asset_checks if all(s.partitions_def is None for s in c.check_specs)]
+    return [a for a in defs.assets if a not in loaded] + whole
+
+
+def rebuild_selection(
+    assets_of_run: list, models: list[dg.AssetKey]
+) -> tuple[dg.AssetSelection, list[dg.AssetKey]]:
+    """The build run's selection when only `models` of the dbt models need rebuilding: them, the
+    models the servicing criteria check (Dagster cannot place a check between two parts of the
+    one dbt step; with no model to rebuild, none), and every other asset and check of the run.
+    Returns the selection and the dbt models in it."""
+    others = [a for a in assets_of_run if a is not warehouse_models]
+    keys = [k for a in others if isinstance(a, dg.AssetsDefinition) for k in a.keys]
+    checks = [a for a in others if isinstance(a, dg.AssetChecksDefinition)]
+    checked = {
+        key
+        for check in checks
+        for spec in check.check_specs
+        for key in (spec.asset_key, *(dep.asset_key for dep in spec.additional_deps))
+    }
+    if models:
+        models = sorted(set(models) | (checked & warehouse_models.keys))
+    check_keys = [k for check in checks for k in check.check_keys]
+    return dg.AssetSelection.assets(*keys, *models) | dg.AssetSelection.checks(*check_keys), models
+
+
+def _changed_only(assets_of_run: list, warehouse) -> dg.AssetSelection | None:
+    """The run's selection when it builds dbt models: only the models to rebuild (downstream of
+    an input that changed since the last successful build), None (everything) otherwise."""
+    if warehouse_models not in assets_of_run:
+        return None
+    with warehouse_files.connect(warehouse.work_path) as con:
+        models = models_to_build(con)
+    if models is None:
+        return None
+    selection, rebuilt = rebuild_selection(assets_of_run, models)
+    print(f"dbt: {len(rebuilt)} of {len(warehouse_models.keys)} models "
+          "to rebuild (downstream of changed inputs, or checked by the servicing criteria); the "
+          "others are as the last build made them", flush=True)  # fmt: skip
+    return selection
+
+
 def run(
     periods: list[str] | None = None,
     instance: dg.DagsterInstance | None = None,
@@ -116,7 +163,6 @@ def _run(
         input_dir=str(warehouse_files.input_dir()),
     )
     resources = {**defs.resources, "warehouse": warehouse}
-    assets = list(defs.assets)
     periods = periods or _delivered_periods(warehouse)
     if not periods:
         print(f"no deliveries found under {warehouse.deliveries_dir}", file=sys.stderr)
@@ -143,22 +189,20 @@ def _run(
                 },
             )
         )
-    loaded = (deal_terms, receivable_schedule, market_inputs, monthly_tape)
-    # partitioned checks run in single-partition runs; this run reports them per period instead
-    whole = [c for c in defs.asset_checks if all(s.partitions_def is None for s in c.check_specs)]
-    dbt_and_publish = [a for a in assets if a not in loaded] + whole
+    dbt_and_publish = build_assets()
     if not ingest_only:
         steps.append(("dbt build and publish", dbt_and_publish, {}))
-    for number, (label, selection, tags) in enumerate(steps, start=1):
+    for number, (label, assets_of_run, tags) in enumerate(steps, start=1):
         started = time.perf_counter()
         print(f"[{number}/{len(steps)}] {label} ...", flush=True)
         result = dg.materialize(
-            selection,
+            assets_of_run,
             instance=instance,
             resources=resources,
             tags=tags,
             raise_on_error=False,
             run_config=QUIET,
+            selection=_changed_only(assets_of_run, warehouse),
         )
         seconds = time.perf_counter() - started
         if not result.success:

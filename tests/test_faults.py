@@ -5,6 +5,7 @@ published wrong, and the run says why."""
 import csv
 import errno
 import os
+import re
 import shutil
 import signal
 from decimal import Decimal
@@ -280,6 +281,27 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     )
     assert superseded == [(1,)]  # the earlier delivery stays, with its hash and load time
     assert "from " + restated + " recomputed" in third.stdout + third.stderr
+    assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
+
+    # 3b. a restated market input (one LIBOR fixing): only the models downstream of it rebuild,
+    # the floating class's interest follows, and the warehouse equals a build from scratch
+    # (the last period: the certificates before it stay as they are for the steps below)
+    libor_date = distribution_date(tmp_path, periods[-1])
+    floating_interest = (
+        "select monthly_interest_amount from marts.fct_note_distribution "
+        "where class_id = 'A-2b' and distribution_date = ?"
+    )
+    before = query(work, floating_interest, [libor_date])
+    libor = inputs / "libor_rates.csv"
+    rows = libor.read_text().splitlines()
+    rows = [r.rsplit(",", 1)[0] + ",0.0123456" if f",{libor_date}," in r else r for r in rows]
+    libor.write_text("\n".join(rows) + "\n")
+    market = run(env)
+    assert market.returncode == 0, market.stderr[-3000:]
+    printed = market.stdout + market.stderr
+    built, of = map(int, re.search(r"dbt: (\d+) of (\d+) models to rebuild", printed).groups())
+    assert 0 < built < of
+    assert query(work, floating_interest, [libor_date]) != before
     assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
 
     # 4. a restatement whose balances do not follow the Simple Interest Method (a payment the

@@ -117,3 +117,45 @@ def test_reference_inputs_are_reloaded_when_the_deal_file_or_an_input_changes(
     changed.write_text(deal.replace('servicing_rate: "0.0100"', 'servicing_rate: "0.0125"'))
     assert changed.read_text() != deal
     assert not loaded(deal_file=str(changed))
+
+
+def test_a_rerun_with_nothing_changed_runs_no_model_and_a_partial_build_is_not_recorded(
+    built_warehouse, capsys
+):
+    """A run whose inputs all equal what the last build saw runs no dbt model; a build that
+    leaves out models it needed (a subset chosen in the UI) does not count as a build, so the
+    next one still rebuilds what it was meant to."""
+    import dagster as dg
+
+    from dagster_project.definitions import defs
+    from dagster_project.transformation.dbt_assets import warehouse_models
+
+    assert run_pipeline(built_warehouse) == 0
+    assert "dbt: 0 of 26 models to rebuild" in capsys.readouterr().out
+
+    def builds() -> int:
+        with duckdb.connect(str(built_warehouse["work"]), read_only=True) as con:
+            return con.execute("select count(*) from history.model_builds").fetchone()[0]
+
+    recorded = builds()
+    with duckdb.connect(str(built_warehouse["work"])) as con:
+        con.execute("delete from history.source_fingerprints")  # as if no build had seen them
+    resources = {
+        **defs.resources,
+        "warehouse": WarehouseResource(
+            work_path=str(built_warehouse["work"]),
+            published_path=str(built_warehouse["published"]),
+            input_dir=str(built_warehouse["input"]),
+        ),
+    }
+    one_model = dg.AssetKey(["staging", "stg_deal__terms"])
+    with dg.instance_for_test() as instance:
+        result = dg.materialize(
+            [warehouse_models], selection=[one_model], resources=resources, instance=instance
+        )
+    assert result.success
+    assert builds() == recorded  # every model was needed, one was built: not recorded
+    assert run_pipeline(built_warehouse) == 0
+    # no fingerprints known: every model runs (no "N of 26" selection), and the build counts
+    assert "models to rebuild" not in capsys.readouterr().out
+    assert builds() == recorded + 1

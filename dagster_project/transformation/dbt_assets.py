@@ -4,7 +4,7 @@ import datetime as dt
 import importlib.metadata
 import os
 import shutil
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 import dagster as dg
@@ -13,7 +13,7 @@ from packaging import version
 
 from dagster_project.quality import validation
 from dagster_project.resources import WarehouseResource
-from dagster_project.transformation import build_plan
+from dagster_project.transformation import build_plan, changed_sources
 from dagster_project.transformation.dbt_args import build_args
 
 DBT_DIR = Path(__file__).resolve().parents[2] / "dbt"
@@ -43,6 +43,33 @@ class Translator(DagsterDbtTranslator):
         return fqn[1] if len(fqn) > 2 else "dbt"
 
 
+@cache
+def _manifest() -> dict:
+    return changed_sources.load_manifest(DBT_PROJECT.manifest_path)
+
+
+def models_to_build(con) -> list[dg.AssetKey] | None:
+    """The dbt models a build must run: those downstream of a source changed since the last
+    successful build (changed_sources), or None for every model (no build recorded, the dbt code
+    or the deal terms or the schedule changed: build_plan recomputes everything then)."""
+    if build_plan.plan(con, DBT_DIR).full_refresh:
+        return None
+    manifest = _manifest()
+    changed = changed_sources.changed(con, changed_sources.fingerprints(con, manifest))
+    if changed is None:
+        return None
+    return _asset_keys(changed_sources.downstream_models(manifest, changed))
+
+
+def _asset_keys(models) -> list[dg.AssetKey]:
+    nodes = _manifest()["nodes"]
+    return [Translator().get_asset_key(nodes[model]) for model in sorted(models)]
+
+
+def _every_model() -> set[dg.AssetKey]:
+    return set(_asset_keys(k for k in _manifest()["nodes"] if k.startswith("model.")))
+
+
 def _parse_cache(work_path: str) -> Path:
     """dbt's partial-parse state for this warehouse: dbt reparses the whole project (about 2 s)
     when the profile differs from the last parse, and the profile holds the warehouse path."""
@@ -58,9 +85,18 @@ def warehouse_models(
     # dbt reads the warehouse path from the environment (dbt/profiles.yml).
     os.environ["CAOT_WAREHOUSE_WORK"] = warehouse.work_path
     with warehouse.connect() as con:
+        needed = models_to_build(con)
         plan = build_plan.plan(con, DBT_DIR)
         build_plan.write(con, plan)
-    context.log.info(f"dbt build: {plan.reason}")
+        sources = changed_sources.fingerprints(con, _manifest())
+    # A build that leaves out a model it needed (a subset chosen in the UI) is not recorded: the
+    # next build recomputes what this one was meant to.
+    selected, every = context.selected_asset_keys, _every_model()
+    complete = set(every if needed is None else needed) <= selected
+    context.log.info(
+        f"dbt build: {plan.reason}; {len(selected & every)} of {len(every)} models run"
+        + ("" if needed is None else f" ({len(needed)} downstream of changed inputs)")
+    )
     cache = _parse_cache(warehouse.work_path)
     target_path = os.environ.get("DBT_TARGET_PATH")
     if (cache / PARTIAL_PARSE).exists():
@@ -77,11 +113,17 @@ def warehouse_models(
             os.environ["DBT_TARGET_PATH"] = target_path
         with warehouse.connect() as con:
             build_plan.clear(con)
-    with warehouse.connect() as con:
-        build_plan.record(con, plan, dt.datetime.now(dt.UTC))
+    built_at = dt.datetime.now(dt.UTC)
+    if complete:
+        with warehouse.connect() as con:
+            build_plan.record(con, plan, built_at)
+            changed_sources.record(con, sources, built_at)
+    else:
+        context.log.warning("not every model this build needed was selected: build not recorded")
     parsed = invocation.target_path / PARTIAL_PARSE
     if parsed.exists():
         cache.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(parsed, cache / PARTIAL_PARSE)
-    if invocation.target_path.is_relative_to(cache):
-        shutil.rmtree(invocation.target_path, ignore_errors=True)  # kept only when dbt failed
+    # this invocation's own target folder (dagster-dbt makes one per run) is kept only when dbt
+    # failed, for its logs
+    shutil.rmtree(invocation.target_path, ignore_errors=True)

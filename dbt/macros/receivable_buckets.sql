@@ -1,8 +1,8 @@
 {#-
     The loan-level models that follow each receivable through its history (the Simple Interest
-    fold gathers a receivable's transactions into one list, which DuckDB cannot spill to disk;
-    the period balances carry state across a receivable's periods in windows over very wide
-    rows) run in buckets of receivables, one after another, when there are many rows: each
+    fold keeps every receivable's transactions and states in memory while it recurses; the
+    period balances carry state across a receivable's periods in windows over very wide rows)
+    run in buckets of receivables, one after another, when there are many rows: each
     bucket then fits in memory. The model's own query builds bucket 0 and a post-hook appends
     the others with the same compiled query. There is one bucket per `rows_per_bucket` rows to
     recompute (dbt var, default 10 million), so a deal of the 2015-4 size runs in one. A

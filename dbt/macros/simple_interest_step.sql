@@ -1,10 +1,11 @@
 {#-
-    One transaction of the Simple Interest Method (Art. I; 4.3) as a lambda body: from `state`
+    One transaction of the Simple Interest Method (Art. I; 4.3) as one expression: from `state`
     (balance, unpaid interest, late fees due, last accrual date, APR) and `event` (a payment,
-    rebate or late fee) to the next state, with the step's allocation appended to state.steps.
+    rebate or late fee, with its step number and Collection Period) to the step, a struct of the
+    transaction's allocation and the state after it.
     Interest accrues at APR x balance x actual days / 365, half up, at each payment or rebate; a
     payment pays interest, then late fees, then principal; a rebate reduces principal directly.
-    Intermediate amounts are bound with one-element list_transform calls (lambdas have no `let`).
+    Intermediate amounts are bound with one-element list_transform calls (SQL has no `let`).
 -#}
 {% macro simple_interest_step(state, event) -%}
 list_transform([case when {{ event }}.transaction_type = 'late_fee' then 0::bigint
@@ -23,26 +24,18 @@ lambda fees_paid: list_transform([case
     when {{ event }}.transaction_type = 'rebate' then least({{ event }}.amount_cents, {{ state }}.balance_cents)
     else 0 end],
 lambda principal_paid: {
+    'step_number': {{ event }}.step_number,
+    'collection_period': {{ event }}.collection_period,
+    'transaction_type': {{ event }}.transaction_type,
+    'interest_paid_cents': interest_paid,
+    'fees_paid_cents': fees_paid,
+    'principal_paid_cents': principal_paid,
+    'unapplied_cents': {{ event }}.amount_cents - interest_paid - fees_paid - principal_paid
+        - case when {{ event }}.transaction_type = 'late_fee' then {{ event }}.amount_cents else 0 end,
     'balance_cents': {{ state }}.balance_cents - principal_paid,
     'unpaid_interest_cents': owed - interest_paid,
     'fees_due_cents': fees_owed - fees_paid,
     'last_accrual_date': case when {{ event }}.transaction_type = 'late_fee'
-        then {{ state }}.last_accrual_date else {{ event }}.transaction_date end,
-    'apr_e6': {{ state }}.apr_e6,
-    'steps': list_append({{ state }}.steps, {
-        'step_number': {{ event }}.step_number,
-        'collection_period': {{ event }}.collection_period,
-        'transaction_type': {{ event }}.transaction_type,
-        'interest_paid_cents': interest_paid,
-        'fees_paid_cents': fees_paid,
-        'principal_paid_cents': principal_paid,
-        'unapplied_cents': {{ event }}.amount_cents - interest_paid - fees_paid - principal_paid
-            - case when {{ event }}.transaction_type = 'late_fee' then {{ event }}.amount_cents else 0 end,
-        'balance_cents': {{ state }}.balance_cents - principal_paid,
-        'unpaid_interest_cents': owed - interest_paid,
-        'fees_due_cents': fees_owed - fees_paid,
-        'last_accrual_date': case when {{ event }}.transaction_type = 'late_fee'
-            then {{ state }}.last_accrual_date else {{ event }}.transaction_date end
-    })
+        then {{ state }}.last_accrual_date else {{ event }}.transaction_date end
 })[1])[1])[1])[1])[1])[1]
 {%- endmacro %}

@@ -11,7 +11,7 @@
 -- Large builds fold the receivables in buckets, one after another (macros/receivable_buckets.sql).
 {{ bucketed_incremental_config('stg_servicer__payment_transactions') }}
 
-with
+with recursive
 
 schedule as (
     select * from {{ ref('stg_servicer__receivable_schedule') }}
@@ -50,7 +50,8 @@ prior_state as (
     {% endif %}
 ),
 
-balance_events as (
+balance_events as materialized (
+    -- materialized: the fold below joins it once per step
     select
         transactions.receivable_id,
         transactions.collection_period,
@@ -71,65 +72,69 @@ balance_events as (
         and transactions.collection_period >= {{ rebuild_from() }}
 ),
 
-histories as (
-    -- each receivable's payments, rebates and late fees in the order they apply
-    select
-        receivable_id,
-        list({
-            'step_number': step_number,
-            'collection_period': collection_period,
-            'transaction_date': transaction_date,
-            'transaction_type': transaction_type,
-            'amount_cents': amount_cents
-        } order by step_number) as events
-    from balance_events
-    group by receivable_id
-),
-
 starting as (
     -- where each fold starts: the state kept from the last build, or the Cutoff Date
     select
         schedule.receivable_id,
         prior_state.receivable_id is null as is_new,
-        histories.events,
+        coalesce(prior_state.last_step_number, 0)::bigint as step_number,
         coalesce(
             prior_state.state.balance_cents, {{ to_cents('schedule.cutoff_principal_balance') }}::bigint
         ) as balance_cents,
-        coalesce(prior_state.state.unpaid_interest_cents, 0) as unpaid_interest_cents,
-        coalesce(prior_state.state.fees_due_cents, 0) as fees_due_cents,
+        coalesce(prior_state.state.unpaid_interest_cents, 0)::bigint as unpaid_interest_cents,
+        coalesce(prior_state.state.fees_due_cents, 0)::bigint as fees_due_cents,
         coalesce(prior_state.state.last_accrual_date, schedule.cutoff_last_payment_date)
         as last_accrual_date,
         (schedule.apr * 1000000)::bigint as apr_e6
     from schedule
     left join prior_state on schedule.receivable_id = prior_state.receivable_id
-    left join histories on schedule.receivable_id = histories.receivable_id
-    where prior_state.receivable_id is null or histories.events is not null
 ),
 
 folded as (
-    -- one pass over each receivable's history (list_reduce)
+    -- one step per transaction, in order: the state after step n and the transaction of step
+    -- n + 1 give the state after step n + 1 (macros/simple_interest_step.sql). Each round of the
+    -- recursion takes every receivable one step further, so the work is linear in the steps.
     select
         receivable_id,
-        list_reduce(
-            coalesce(events, []),
-            lambda state, event: {{ simple_interest_step('state', 'event') }},
-            {
-                'balance_cents': balance_cents,
-                'unpaid_interest_cents': unpaid_interest_cents,
-                'fees_due_cents': fees_due_cents,
-                'last_accrual_date': last_accrual_date,
-                'apr_e6': apr_e6,
-                -- the allocation of every step (only what the period figures need: the list is
-                -- copied as it grows)
-                'steps': []::struct(
-                    step_number bigint, collection_period varchar, transaction_type varchar,
-                    interest_paid_cents bigint, fees_paid_cents bigint, principal_paid_cents bigint,
-                    unapplied_cents bigint, balance_cents bigint, unpaid_interest_cents bigint,
-                    fees_due_cents bigint, last_accrual_date date
-                )[]
-            }
-        ).steps as steps
+        step_number,
+        null::varchar as collection_period,
+        null::varchar as transaction_type,
+        null::bigint as interest_paid_cents,
+        null::bigint as fees_paid_cents,
+        null::bigint as principal_paid_cents,
+        null::bigint as unapplied_cents,
+        balance_cents,
+        unpaid_interest_cents,
+        fees_due_cents,
+        last_accrual_date,
+        apr_e6
     from starting
+    union all
+    select
+        receivable_id,
+        step.step_number,
+        step.collection_period,
+        step.transaction_type,
+        step.interest_paid_cents,
+        step.fees_paid_cents,
+        step.principal_paid_cents,
+        step.unapplied_cents,
+        step.balance_cents,
+        step.unpaid_interest_cents,
+        step.fees_due_cents,
+        step.last_accrual_date,
+        apr_e6
+    from (
+        select
+            previous.receivable_id,
+            previous.apr_e6,
+            {{ simple_interest_step('previous', 'txn') }} as step
+        from folded as previous
+        inner join balance_events as txn
+            on
+                txn.receivable_id = previous.receivable_id
+                and txn.step_number = previous.step_number + 1
+    ) as stepped
 ),
 
 cutoff_steps as (
@@ -152,10 +157,8 @@ cutoff_steps as (
 ),
 
 transaction_steps as (
-    select
-        receivable_id,
-        unnest(steps, recursive := true)
-    from folded
+    select * exclude (apr_e6) from folded
+    where transaction_type is not null  -- the starting states are not steps
 ),
 
 final as (
