@@ -7,6 +7,7 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import LETTER
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from dagster_project.reports.document import Document
@@ -18,6 +19,7 @@ CELL = ParagraphStyle("cell", parent=STYLES["BodyText"], fontSize=8, leading=9.5
 INDENTED = ParagraphStyle("indented", parent=CELL, leftIndent=12)
 SECTION = ParagraphStyle("section", parent=CELL, fontName="Helvetica-Bold", fontSize=8.5)
 WIDTHS = (0.6 * inch, 4.2 * inch, 1.35 * inch, 1.35 * inch)
+CELL_PADDING = 6  # reportlab's default left and right padding of a table cell
 
 
 def _footer(canvas, document) -> None:
@@ -25,6 +27,17 @@ def _footer(canvas, document) -> None:
     canvas.setFont("Helvetica", 7)
     canvas.drawRightString(LETTER[0] - 0.6 * inch, 0.45 * inch, f"page {document.page}")
     canvas.restoreState()
+
+
+def _label(text: str, indent: bool, index: int, style: list):
+    """A label cell: plain text when it fits on one line (laying out a Paragraph is most of a
+    page's rendering time), a wrapping Paragraph otherwise."""
+    room = WIDTHS[1] - 2 * CELL_PADDING - (INDENTED.leftIndent if indent else 0)
+    if stringWidth(text, CELL.fontName, CELL.fontSize) > room:
+        return Paragraph(escape(text), INDENTED if indent else CELL)
+    if indent:
+        style.append(("LEFTPADDING", (1, index), (1, index), CELL_PADDING + INDENTED.leftIndent))
+    return text
 
 
 def render_pdf(document: Document, path: Path) -> Path:
@@ -65,9 +78,8 @@ def render_pdf(document: Document, path: Path) -> Path:
                     ("TOPPADDING", (0, index), (-1, index), 7),
                 ]
                 continue
-            label = Paragraph(escape(row.label), INDENTED if row.indent else CELL)
             cells = ["", *row.amounts] if len(row.amounts) == 1 else list(row.amounts)
-            data.append([Paragraph(escape(row.number), CELL), label, *cells])
+            data.append([row.number, _label(row.label, row.indent, index, style), *cells])
             if row.kind == "columns":
                 style.append(("FONTNAME", (2, index), (3, index), "Helvetica-Oblique"))
             if row.total:
