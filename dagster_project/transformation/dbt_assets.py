@@ -48,12 +48,14 @@ def _manifest() -> dict:
     return changed_sources.load_manifest(DBT_PROJECT.manifest_path)
 
 
-def models_to_build(con, sources: dict[str, str] | None = None) -> list[dg.AssetKey] | None:
+def models_to_build(
+    con, plan: build_plan.BuildPlan | None = None, sources: dict[str, str] | None = None
+) -> list[dg.AssetKey] | None:
     """The dbt models a build must run: those downstream of a source changed since the last
-    successful build (changed_sources; `sources`: the current fingerprints, if known), or None
-    for every model (no build recorded, the dbt code or the deal terms or the schedule changed:
-    build_plan recomputes everything then)."""
-    if build_plan.plan(con, DBT_DIR).full_refresh:
+    successful build (changed_sources), or None for every model (no build recorded, the dbt code
+    or the deal terms or the schedule changed: build_plan recomputes everything then). `plan`
+    and `sources` (the current fingerprints) are computed here when not given."""
+    if (plan or build_plan.plan(con, DBT_DIR)).full_refresh:
         return None
     manifest = _manifest()
     changed = changed_sources.changed(con, sources or changed_sources.fingerprints(con, manifest))
@@ -86,9 +88,9 @@ def warehouse_models(
     # dbt reads the warehouse path from the environment (dbt/profiles.yml).
     os.environ["CAOT_WAREHOUSE_WORK"] = warehouse.work_path
     with warehouse.connect() as con:
-        sources = changed_sources.fingerprints(con, _manifest())
-        needed = models_to_build(con, sources)
         plan = build_plan.plan(con, DBT_DIR)
+        sources = changed_sources.fingerprints(con, _manifest())
+        needed = models_to_build(con, plan, sources)
         build_plan.write(con, plan)
     # A build that leaves out a model it needed (a subset chosen in the UI) is not recorded: the
     # next build recomputes what this one was meant to.
