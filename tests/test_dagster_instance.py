@@ -49,13 +49,14 @@ def test_the_project_instance_keeps_its_events_where_dagster_does_and_dagster_re
     try:
         read = default.event_log_storage.get_logs_for_run(run_id)
         assert [e.dagster_event_type for e in read] == [e.dagster_event_type for e in written]
-        assert default.event_log_storage.get_latest_materialization_events(
-            [dg.AssetKey("numbers")]
-        )[dg.AssetKey("numbers")].run_id == run_id
-        check = default.event_log_storage.get_latest_asset_check_execution_by_key(
-            [dg.AssetCheckKey(dg.AssetKey("numbers"), "positive")]
+        key, check_key = (
+            dg.AssetKey("numbers"),
+            dg.AssetCheckKey(dg.AssetKey("numbers"), "positive"),
         )
-        assert check[dg.AssetCheckKey(dg.AssetKey("numbers"), "positive")].run_id == run_id
+        events = default.event_log_storage
+        assert events.get_latest_materialization_events([key])[key].run_id == run_id
+        checks = events.get_latest_asset_check_execution_by_key([check_key])
+        assert checks[check_key].run_id == run_id
     finally:
         default.dispose()
 
