@@ -1,10 +1,11 @@
 """Which Collection Periods a dbt build recomputes.
 
-The loan-level models (the Simple Interest fold, the period balances and fct_receivable_period)
-are incremental: a build recomputes the rows of the earliest Collection Period whose tapes were
-loaded since the last successful build, and of every later period (balances carry forward), and
-keeps the rest. Everything is recomputed when there is no earlier build, when the dbt models or
-macros changed, or when the deal terms or the Receivable Schedule changed (they touch every row).
+The loan-level models (the Simple Interest fold, the period balances, fct_receivable_period and
+the per-period totals over it) are incremental: a build recomputes the rows of the earliest
+Collection Period whose tapes were loaded since the last successful build, and of every later
+period (balances carry forward), and keeps the rest. Everything is recomputed when there is no
+earlier build, when the dbt models or macros changed, or when the deal terms or the Receivable
+Schedule changed (they touch every row).
 The plan is written to history.model_build_plan, which the models read (dbt/macros/incremental.sql);
 a successful build is recorded in history.model_builds.
 """

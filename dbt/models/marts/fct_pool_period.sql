@@ -3,8 +3,9 @@
 -- weighted averages (lines 12-14).
 with
 
-loaded_receivable_periods as (
-    select * from {{ ref('fct_receivable_period') }}
+period_totals as (
+    -- sums and counts over each Collection Period's receivable-periods (incremental)
+    select * from {{ ref('int_collection_period__receivable_totals') }}
 ),
 
 calendar as (
@@ -19,26 +20,21 @@ earnings as (
     select * from {{ ref('stg_trustee__account_earnings') }}
 ),
 
-complete_periods as (
+per_period as (
     -- a period is computed only when every earlier period's tape is loaded: balances carry
     -- forward, so a period after a missing one cannot be right (its certificate is withheld by
     -- the gate until the missing tape arrives; rpt_servicing_criteria says why)
-    select collection_period
+    select
+        * exclude (
+            period_number, loaded_rank, receivable_periods_tested, not_recomputed_count,
+            servicer_roll_forward_break_count, servicer_continuity_break_count,
+            charge_off_mismatch_count, extension_beyond_final_date_count, missing_receivable_count
+        )
     from (
-        select
-            collection_period,
-            period_number,
-            row_number() over (order by period_number) as loaded_rank
-        from (select distinct collection_period, period_number from loaded_receivable_periods)
+        select *, row_number() over (order by period_number) as loaded_rank
+        from period_totals
     )
     where period_number = loaded_rank
-),
-
-receivable_periods as (
-    select loaded_receivable_periods.*
-    from loaded_receivable_periods
-    inner join complete_periods
-        on loaded_receivable_periods.collection_period = complete_periods.collection_period
 ),
 
 cutoff as (
@@ -46,50 +42,6 @@ cutoff as (
         sum(cutoff_principal_balance) as initial_pool_balance,
         count(*) as initial_receivable_count
     from schedule
-),
-
-per_period as (
-    select
-        periods.collection_period,
-        sum(periods.principal_collected_amount + periods.rebate_principal_amount)
-        as principal_collections_amount,
-        sum(periods.interest_collected_amount) as finance_charge_collections_amount,
-        sum(periods.purchase_principal_amount) as purchase_principal_amount,
-        sum(periods.purchase_interest_amount) as purchase_finance_charge_amount,
-        sum(periods.defaulted_principal_amount) as defaulted_receivables_amount,
-        sum(periods.liquidation_principal_amount) as liquidation_principal_amount,
-        sum(periods.liquidation_interest_amount) as liquidation_finance_charge_amount,
-        sum(periods.liquidation_proceeds_amount) as liquidation_proceeds_amount,
-        sum(periods.fees_collected_amount) as supplemental_servicing_fees_amount,
-        sum(periods.simple_interest_advance_amount) as simple_interest_advances_amount,
-        sum(periods.ending_balance) as ending_pool_balance,
-        count(*) filter (where periods.is_outstanding) as receivables_outstanding,
-        count(*) filter (where periods.is_default_period) as receivables_defaulted,
-        count(*) filter (where periods.is_purchase_period) as receivables_purchased,
-        -- weighted by the ending Principal Balance, in integer cents (exact)
-        sum({{ to_cents('periods.ending_balance') }} * (schedule.apr * 1000000)::bigint)
-        as apr_weighted_cents,
-        sum({{ to_cents('periods.ending_balance') }} * schedule.original_term_months)
-        as original_term_weighted_cents,
-        sum({{ to_cents('periods.ending_balance') }}
-            * greatest(datediff('month', calendar.collection_period_end_date, periods.maturity_date), 0))
-        as remaining_term_weighted_cents
-        {%- for bucket in ['31-60', '61-90', '91+'] %},
-        count(*) filter (where periods.delinquency_bucket = '{{ bucket }}')
-        as delinquent_{{ bucket | replace('-', '_') | replace('+', '_plus') }}_count,
-        coalesce(sum(periods.ending_balance) filter (where periods.delinquency_bucket = '{{ bucket }}'), 0)
-        as delinquent_{{ bucket | replace('-', '_') | replace('+', '_plus') }}_balance
-        {%- endfor %},
-        count(*) filter (where periods.delinquency_bucket = 'current') as current_count,
-        coalesce(sum(periods.ending_balance) filter (where periods.delinquency_bucket = 'current'), 0)
-        as current_balance,
-        count(*) filter (where periods.delinquency_bucket = '1-30') as delinquent_1_30_count,
-        coalesce(sum(periods.ending_balance) filter (where periods.delinquency_bucket = '1-30'), 0)
-        as delinquent_1_30_balance
-    from receivable_periods as periods
-    inner join schedule on periods.receivable_id = schedule.receivable_id
-    inner join calendar on periods.collection_period = calendar.collection_period
-    group by periods.collection_period
 ),
 
 rolled as (

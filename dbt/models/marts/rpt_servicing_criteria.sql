@@ -5,8 +5,9 @@
 -- waterfall's own invariants (sources equal uses, seniority) at zero on every build.
 with
 
-receivable_periods as (
-    select * from {{ ref('fct_receivable_period') }}
+period_totals as (
+    -- counts over each Collection Period's receivable-periods (incremental)
+    select * from {{ ref('int_collection_period__receivable_totals') }}
 ),
 
 reconciliation as (
@@ -37,74 +38,8 @@ calendar as (
     select * from {{ ref('stg_deal__payment_calendar') }}
 ),
 
-terms as (
-    select * from {{ ref('stg_deal__terms') }}
-),
-
-final_maturity as (
-    -- Art. I "Final Scheduled Maturity Date"
-    select term_value::date as final_scheduled_maturity_date
-    from terms
-    where term_name = 'final_scheduled_maturity_date'
-),
-
-receivable_history as (
-    select
-        *,
-        lag(reported_ending_balance) over receivable_order as previous_reported_ending_balance,
-        lead(period_number) over receivable_order as next_period_number
-    from receivable_periods
-    window receivable_order as (partition by receivable_id order by period_number)
-),
-
-tape_measures as (
-    select
-        collection_period,
-        count(*) as receivable_periods_tested,
-        count(*) filter (where not is_independently_recomputed) as not_recomputed_count,
-        -- 1122(d)(1)(v): the servicer's figures aggregate accurately: each receivable's ending
-        -- balance is its beginning balance less principal, rebates and charge-off (zero once
-        -- purchased), and it begins where the previous period ended
-        count(*) filter (
-            where reported_ending_balance <> case
-                when reported_status = 'purchased' then 0
-                else reported_beginning_balance - reported_principal_collected_amount
-                    - reported_rebate_amount - reported_charged_off_principal_amount
-            end
-        ) as servicer_roll_forward_break_count,
-        count(*) filter (
-            where reported_beginning_balance <> previous_reported_ending_balance
-        ) as servicer_continuity_break_count,
-        -- 1122(d)(4)(xiv): charge-offs recorded as Art. I "Defaulted Receivable" requires (120+
-        -- days, repossessed and sold, or uncollectible; the Principal Balance at that period end)
-        count(*) filter (
-            where reported_charged_off_principal_amount <> defaulted_principal_amount
-        ) as charge_off_mismatch_count,
-        -- 3.2 (1122(d)(4)(vi)): extensions never carry a receivable past the Final Scheduled
-        -- Maturity Date
-        count(*) filter (
-            where maturity_date > (select final_scheduled_maturity_date from final_maturity)
-        ) as extension_beyond_final_date_count
-    from receivable_history
-    group by collection_period
-),
-
-missing_receivables as (
-    -- a receivable outstanding at a period end must be on the next period's tape
-    select
-        calendar.collection_period,
-        count(*) as missing_receivable_count
-    from receivable_history
-    inner join calendar on calendar.period_number = receivable_history.period_number + 1
-    where
-        receivable_history.is_outstanding
-        and receivable_history.period_number + 1 <= (select max(period_number) from receivable_periods)
-        and receivable_history.next_period_number is distinct from receivable_history.period_number + 1
-    group by calendar.collection_period
-),
-
 loaded_periods as (
-    select distinct collection_period from receivable_periods
+    select collection_period from period_totals
 ),
 
 earlier_gaps as (
@@ -194,26 +129,25 @@ final as (
         -- dates
         calendar.distribution_date,
         -- measures (zero when the period complies)
-        tape_measures.receivable_periods_tested,
-        tape_measures.not_recomputed_count,
+        period_totals.receivable_periods_tested,
+        period_totals.not_recomputed_count,
         coalesce(balance_mismatches.balance_mismatch_count, 0) as balance_mismatch_count,
-        tape_measures.servicer_roll_forward_break_count,
-        tape_measures.servicer_continuity_break_count,
-        coalesce(missing_receivables.missing_receivable_count, 0) as missing_receivable_count,
+        period_totals.servicer_roll_forward_break_count,
+        period_totals.servicer_continuity_break_count,
+        period_totals.missing_receivable_count,
         coalesce(earlier_gaps.missing_earlier_period_count, 0) as missing_earlier_period_count,
-        tape_measures.charge_off_mismatch_count,
-        tape_measures.extension_beyond_final_date_count,
+        period_totals.charge_off_mismatch_count,
+        period_totals.extension_beyond_final_date_count,
         coalesce(repurchase_exceptions.repurchase_exception_count, 0) as repurchase_exception_count,
         waterfall_measures.sources_minus_uses_amount,
         waterfall_measures.available_funds_difference_amount,
         waterfall_measures.reserve_roll_forward_difference_amount,
         coalesce(seniority.seniority_violation_count, 0) as seniority_violation_count
-    from tape_measures
-    inner join calendar on tape_measures.collection_period = calendar.collection_period
-    left join balance_mismatches on tape_measures.collection_period = balance_mismatches.collection_period
-    left join missing_receivables on tape_measures.collection_period = missing_receivables.collection_period
-    left join earlier_gaps on tape_measures.collection_period = earlier_gaps.collection_period
-    left join repurchase_exceptions on tape_measures.collection_period = repurchase_exceptions.collection_period
+    from period_totals
+    inner join calendar on period_totals.collection_period = calendar.collection_period
+    left join balance_mismatches on period_totals.collection_period = balance_mismatches.collection_period
+    left join earlier_gaps on period_totals.collection_period = earlier_gaps.collection_period
+    left join repurchase_exceptions on period_totals.collection_period = repurchase_exceptions.collection_period
     left join waterfall_measures on calendar.distribution_date = waterfall_measures.distribution_date
     left join seniority on calendar.distribution_date = seniority.distribution_date
 )
