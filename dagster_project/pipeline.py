@@ -6,6 +6,8 @@ Dagster run recorded in DAGSTER_HOME, so the UI shows the history.
 """
 
 import argparse
+import atexit
+import os
 import sys
 import time
 from pathlib import Path
@@ -135,7 +137,10 @@ def run(
     """The whole pipeline, holding the warehouse's run lock (a second run waits or fails)."""
     try:
         with warehouse_files.run_lock(warehouse_files.work_path(), wait_seconds):
-            return _run(periods, instance, ingest_only)
+            if instance is not None:
+                return _run(periods, instance, ingest_only)
+            with dg.DagsterInstance.get() as owned:  # disposed (connections closed) on the way out
+                return _run(periods, owned, ingest_only)
     except warehouse_files.WarehouseBusy as busy:
         print(f"not run: {busy}", file=sys.stderr)
         return 75  # EX_TEMPFAIL: try again when the other run has finished
@@ -152,10 +157,7 @@ def _report_gate(published: str) -> None:
         print(f"certificate for {date} WITHHELD: {reason}", file=sys.stderr)
 
 
-def _run(
-    periods: list[str] | None, instance: dg.DagsterInstance | None, ingest_only: bool = False
-) -> int:
-    instance = instance or dg.DagsterInstance.get()
+def _run(periods: list[str] | None, instance: dg.DagsterInstance, ingest_only: bool = False) -> int:
     # Resources read their paths from the environment now, not when the module was imported.
     warehouse = WarehouseResource(
         work_path=str(warehouse_files.work_path()),
@@ -238,5 +240,16 @@ def main(argv=None) -> int:
     return run(args.period, wait_seconds=args.wait, ingest_only=args.ingest_only)
 
 
+def exit_now(code: int) -> None:
+    """End the process as a normal exit does (atexit handlers, flushed streams) but without the
+    interpreter's teardown: freeing every object of dbt, Dagster, pandas and matplotlib one by one
+    takes about 1.4 s after a monthly run, and every warehouse connection, the Dagster instance and
+    every pool are already closed by their `with` blocks."""
+    atexit._run_exitfuncs()  # what a normal exit runs first (logging.shutdown among them)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_now(main())
