@@ -4,7 +4,7 @@ log's connections kept open.
 Dagster's `SqliteEventLogStorage` creates a new engine and opens a new SQLite connection for every
 event it stores (about five per event, between the run's own database and the cross-run index),
 and SQLite syncs its write-ahead log to disk at every commit: about 14 ms an event. A monthly build
-run stores about 300 events (each dbt test is three); loading 37 monthly tapes about 600.
+run stores about 300 events (each dbt test is three); loading 75 monthly tapes about 320.
 
 `PooledSqliteEventLogStorage` keeps one engine, with its open connections, per database file of the
 last few runs read or written, and syncs the write-ahead log at checkpoints instead of at every
