@@ -35,9 +35,10 @@ defs = dg.Definitions(
     sensors=[monthly_delivery_sensor],
     resources={
         "warehouse": WarehouseResource(),
-        # The dbt of this interpreter's environment (.venv), whatever PATH says.
+        # The dbt of this interpreter's environment (.venv), whatever PATH says, through
+        # `caot-dbt`: dbt_process.py.
         "dbt": DbtCli(
-            project_dir=DBT_PROJECT, dbt_executable=str(Path(sys.executable).parent / "dbt")
+            project_dir=DBT_PROJECT, dbt_executable=str(Path(sys.executable).parent / "caot-dbt")
         ),
     },
 )

@@ -10,6 +10,7 @@ import atexit
 import os
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import dagster as dg
@@ -29,6 +30,7 @@ from dagster_project.ingestion.assets import (
 from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
 from dagster_project.resources import WarehouseResource
+from dagster_project.transformation import dbt_process
 from dagster_project.transformation.dbt_assets import models_to_build, warehouse_models
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
@@ -136,7 +138,11 @@ def run(
 ) -> int:
     """The whole pipeline, holding the warehouse's run lock (a second run waits or fails)."""
     try:
-        with warehouse_files.run_lock(warehouse_files.work_path(), wait_seconds):
+        with (
+            warehouse_files.run_lock(warehouse_files.work_path(), wait_seconds),
+            # dbt's imports while the inputs load, not when the build starts
+            nullcontext() if ingest_only else dbt_process.prestarted(),
+        ):
             if instance is not None:
                 return _run(periods, instance, ingest_only)
             with dg.DagsterInstance.get() as owned:  # disposed (connections closed) on the way out
@@ -165,6 +171,7 @@ def _run(periods: list[str] | None, instance: dg.DagsterInstance, ingest_only: b
         input_dir=str(warehouse_files.input_dir()),
     )
     resources = {**defs.resources, "warehouse": warehouse}
+    warehouse_files.restore_work(Path(warehouse.work_path), Path(warehouse.published_path))
     periods = periods or _delivered_periods(warehouse)
     if not periods:
         print(f"no deliveries found under {warehouse.deliveries_dir}", file=sys.stderr)

@@ -24,4 +24,5 @@ class WarehouseResource(dg.ConfigurableResource):
         return Path(self.input_dir) / "deliveries"
 
     def connect(self, read_only: bool = False):
+        warehouse.restore_work(Path(self.work_path), Path(self.published_path))
         return warehouse.connect(Path(self.work_path), read_only=read_only)

@@ -5,9 +5,12 @@ The pipeline writes a working file (data/work/warehouse.duckdb). Readers use the
 a half-written run and never blocks the pipeline (DuckDB allows one writing process; STACK.md).
 """
 
+import errno
 import fcntl
 import os
 import shutil
+import sys
+import threading
 import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -41,6 +44,7 @@ def memory_limit() -> str:
 @contextmanager
 def connect(path: Path | str, read_only: bool = False):
     path = Path(path)
+    finish_restoring(path)
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(path), read_only=read_only)
@@ -80,6 +84,7 @@ def run_lock(work: Path, wait_seconds: float = 0.0):
         handle.flush()
         yield
     finally:
+        finish_restoring(work)  # the next run finds the working file whole
         handle.close()  # closing the file releases the lock
 
 
@@ -119,22 +124,86 @@ def isolated_environment(inputs: Path, folder: Path) -> dict[str, str]:
 
 
 def publish(work: Path, published: Path) -> Path:
-    """Copy the finished working warehouse beside the published one, then rename over it."""
+    """Publish the finished working warehouse: checkpointed, then renamed over the published one
+    (atomic: readers see the old file or the new one). The working file is then restored as a
+    copy of the published one in the background (`restore_work`); whatever opens it next, in this
+    process or after the run lock, waits for that copy. Renaming saves copying 270 MB while the
+    build's writes are still going to disk (0.1 s to 1.6 s, measured), and the published file is
+    the one DuckDB synced at its checkpoint."""
+    finish_restoring(work)
     with connect(work) as con:
         con.execute("checkpoint")
-    temporary = published.with_name(published.name + ".tmp")
     try:
         published.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(work, temporary)
-        os.replace(temporary, published)  # atomic on one filesystem: readers see old or new
+        if not Path(str(work) + ".wal").exists():  # everything is in the one file
+            try:
+                os.replace(work, published)
+            except OSError as error:
+                if error.errno != errno.EXDEV:
+                    raise
+            else:
+                thread = threading.Thread(
+                    target=_restore_reporting, args=(published, work), name="restore-work"
+                )
+                _restoring[_key(work)] = thread
+                thread.start()
+                return published
+        _copy_over(work, published)  # another filesystem: a copy, renamed over the old file
     except OSError as error:
-        with suppress(OSError):  # the folder itself may be what is missing or unwritable
-            temporary.unlink(missing_ok=True)
         raise PublishError(
             f"could not publish the warehouse to {published}: {error.strerror or error}; "
             "the previously published warehouse is unchanged"
         ) from error
     return published
+
+
+def _copy_over(source: Path, target: Path) -> None:
+    """`target` becomes a copy of `source` at once, or stays as it was (no partial copy left)."""
+    temporary = target.with_name(target.name + ".tmp")
+    try:
+        shutil.copyfile(source, temporary)
+        os.replace(temporary, target)
+    except OSError:
+        with suppress(OSError):  # the folder itself may be what is missing or unwritable
+            temporary.unlink(missing_ok=True)
+        raise
+
+
+_restoring: dict[str, threading.Thread] = {}  # working files being restored, by path
+
+
+def _key(path: Path | str) -> str:
+    return os.path.abspath(path)
+
+
+def _restore_reporting(published: Path, work: Path) -> None:
+    try:
+        _copy_over(published, work)
+    except OSError as error:
+        print(
+            f"could not restore the working warehouse {work} from {published}: "
+            f"{error.strerror or error}; the next run restores it",
+            file=sys.stderr,
+        )
+
+
+def finish_restoring(work: Path | None = None) -> None:
+    """Wait for the background restore of `work` (of every working file when None)."""
+    for key in [_key(work)] if work is not None else list(_restoring):
+        thread = _restoring.pop(key, None)
+        if thread is not None:
+            thread.join()
+
+
+def restore_work(work: Path, published: Path) -> None:
+    """Make sure the working file exists: after a publish, it is a copy of the published file;
+    a run stopped before that copy was done leaves it missing, and it is copied now (a run never
+    starts from an empty warehouse while a published one holds the history)."""
+    finish_restoring(work)
+    if not work.exists() and published.exists():
+        print(f"restoring the working warehouse {work} from {published}", flush=True)
+        work.parent.mkdir(parents=True, exist_ok=True)
+        _copy_over(published, work)
 
 
 def publish_folder(build, target: Path):

@@ -34,23 +34,69 @@ def _work(tmp_path: Path, rows: int) -> Path:
     return work
 
 
-def test_a_full_disk_while_publishing_leaves_the_published_warehouse_as_it_was(
+def _rows(path: Path) -> int:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute("select count(*) from t").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_publishing_moves_the_working_file_and_restores_it_as_a_copy(tmp_path):
+    published = tmp_path / "published" / "warehouse.duckdb"
+    publish(_work(tmp_path, 10), published)
+    work = _work(tmp_path, 20)
+    publish(work, published)
+    assert _rows(published) == 20
+    warehouse_files.finish_restoring(work)
+    assert _rows(work) == 20 and work.read_bytes() == published.read_bytes()
+    assert not work.samefile(published)  # the next run's writes do not reach readers
+    assert sorted(p.name for p in published.parent.iterdir()) == ["warehouse.duckdb"]
+
+
+def _full_disk(source, target):
+    Path(target).write_bytes(Path(source).read_bytes()[:4096])
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_a_full_disk_while_restoring_the_working_file_is_repaired_by_the_next_run(
+    tmp_path, monkeypatch, capsys
+):
+    published = tmp_path / "published" / "warehouse.duckdb"
+    work = _work(tmp_path, 20)
+    with monkeypatch.context() as patched:
+        patched.setattr(warehouse_files.shutil, "copyfile", _full_disk)
+        publish(work, published)
+        warehouse_files.finish_restoring(work)
+    assert _rows(published) == 20  # published whole
+    assert "could not restore the working warehouse" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["published"]  # no partial copy
+    warehouse_files.restore_work(work, published)  # what the next run does first
+    assert _rows(work) == 20
+
+
+def test_a_full_disk_while_publishing_to_another_filesystem_leaves_the_published_warehouse(
     tmp_path, monkeypatch
 ):
     published = tmp_path / "published" / "warehouse.duckdb"
     publish(_work(tmp_path, 10), published)
+    warehouse_files.finish_restoring()
     before = published.read_bytes()
     work = _work(tmp_path, 20)
+    rename = os.replace
 
-    def disk_full(source, target):
-        Path(target).write_bytes(Path(source).read_bytes()[:4096])
-        raise OSError(errno.ENOSPC, "No space left on device")
+    def across_filesystems(source, target):
+        if Path(source) == work:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        rename(source, target)
 
-    monkeypatch.setattr(warehouse_files.shutil, "copyfile", disk_full)
+    monkeypatch.setattr(warehouse_files.os, "replace", across_filesystems)
+    monkeypatch.setattr(warehouse_files.shutil, "copyfile", _full_disk)
     with pytest.raises(PublishError, match="No space left on device.*unchanged"):
         publish(work, published)
     assert published.read_bytes() == before
     assert list(published.parent.iterdir()) == [published]  # no partial copy left behind
+    assert _rows(work) == 20  # the finished work is still there for the next try
 
 
 def test_an_unwritable_output_folder_is_a_clear_error(tmp_path):

@@ -1,0 +1,123 @@
+"""`caot-dbt`: dbt run by a process started ahead, or by itself when none waits."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from dagster_project.transformation import dbt_process
+
+CAOT_DBT = str(Path(sys.executable).parent / "caot-dbt")
+
+
+def _caot_dbt(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CAOT_DBT, *args], capture_output=True, text=True, timeout=120, env=dict(os.environ)
+    )
+
+
+def test_with_no_process_waiting_it_runs_dbt_itself(monkeypatch):
+    monkeypatch.delenv(dbt_process.SOCKET_ENV, raising=False)
+    done = _caot_dbt("--version")
+    assert done.returncode == 0, done.stderr
+    assert "installed: 1.11" in done.stdout
+
+
+def test_a_prestarted_process_runs_one_command_then_the_next_runs_alone():
+    with dbt_process.prestarted() as waiting:
+        done = _caot_dbt("--version")
+        assert done.returncode == 0, done.stderr
+        assert "installed: 1.11" in done.stdout  # dbt's output, through the handed-over streams
+        assert waiting.wait(timeout=30) == 0  # it served the command and exited
+        again = _caot_dbt("no-such-command")  # nobody waits now: dbt runs in caot-dbt itself
+    assert again.returncode == 2 and "No such command" in again.stderr
+
+
+def test_dbt_exit_codes_come_back_from_the_prestarted_process():
+    with dbt_process.prestarted() as waiting:
+        done = _caot_dbt("no-such-command")
+        assert waiting.wait(timeout=30) == 0
+    assert done.returncode == 2 and "No such command" in done.stderr
+
+
+def test_the_waiting_process_ends_when_the_pipeline_is_gone(tmp_path):
+    # a pipeline killed before its build: the waiting process must not wait forever
+    parent = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os\n"
+            "from dagster_project.transformation import dbt_process\n"
+            "with dbt_process.prestarted() as p:\n"
+            "    print(p.pid, flush=True)\n"
+            "    os._exit(0)\n",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    pid = int(parent.stdout.split()[0])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _running(pid):
+        time.sleep(0.2)
+    assert not _running(pid)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_an_interrupt_of_caot_dbt_reaches_the_process_running_dbt(tmp_path, monkeypatch):
+    """A stand-in for the waiting process: it takes the command and reports as dbt's pid a
+    `sleep` that only an interrupt ends; caot-dbt must forward the interrupt to it."""
+    path = str(tmp_path / "dbt.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(1)
+    sleeper = subprocess.Popen(["sleep", "60"])
+    outcome = {}
+
+    def stand_in():
+        conn, _ = listener.accept()
+        _, fds, _, _ = socket.recv_fds(conn, 1, 3)
+        outcome["request"] = json.loads(conn.makefile("rb").read())
+        for fd in fds:
+            os.close(fd)
+        conn.sendall(json.dumps({"pid": sleeper.pid}).encode() + b"\n")
+        outcome["sleeper"] = sleeper.wait(timeout=60)
+        conn.sendall(json.dumps({"exit": 130}).encode() + b"\n")
+        conn.close()
+
+    server = threading.Thread(target=stand_in)
+    server.start()
+    monkeypatch.setenv(dbt_process.SOCKET_ENV, path)
+    client = subprocess.Popen([CAOT_DBT, "build", "--select", "x"], env=dict(os.environ))
+    deadline = time.monotonic() + 30
+    while "request" not in outcome and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # caot-dbt has read the pid and set its handlers
+    client.send_signal(signal.SIGINT)
+    try:
+        assert client.wait(timeout=30) == 130
+    finally:
+        sleeper.kill()
+        server.join(timeout=30)
+    assert outcome["sleeper"] == -signal.SIGINT  # the interrupt reached "dbt"
+    assert outcome["request"]["argv"] == ["build", "--select", "x"]
+    assert outcome["request"]["cwd"] == os.getcwd()
+
+
+def test_run_dbt_returns_dbt_exit_code_and_leaves_sys_argv():
+    argv = list(sys.argv)
+    assert dbt_process.run_dbt(["--version"]) == 0
+    assert dbt_process.run_dbt(["--no-such-flag"]) == 2  # click's usage error
+    assert sys.argv == argv
