@@ -10,6 +10,7 @@ import atexit
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -57,19 +58,20 @@ def pending(warehouse, periods: list[str]) -> list[str]:
             )
         except duckdb.Error:  # nothing loaded yet
             return periods
+    delivered: dict[str, list] = {}
     out = []
     for period in periods:
         try:
-            files = tape_files(warehouse.deliveries_dir / period)
+            delivered[period] = tape_files(warehouse.deliveries_dir / period)
         except Ex102Error:  # the run reports it
             out.append(period)
-            continue
-        if any(
-            not path.exists() or (period, schema.kind, sha256(path)) not in loaded
-            for schema, path in files
-        ):
+    paths = [path for files in delivered.values() for _, path in files if path.exists()]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # hashlib frees the GIL
+        hashes = dict(zip(paths, pool.map(sha256, paths), strict=True))
+    for period, files in delivered.items():
+        if any((period, schema.kind, hashes.get(path)) not in loaded for schema, path in files):
             out.append(period)
-    return out
+    return sorted(out, key=periods.index)
 
 
 def contiguous(periods: list[str]) -> list[list[str]]:

@@ -15,44 +15,56 @@ PLOTS = (
 )
 
 
-def plot_all(pool, notes) -> dict[str, str]:
-    """pool: one row per Distribution Date (floats, for drawing only); notes: per date and class."""
-    out = {}
-    dates = pool["distribution_date"]
-
+def draw(key: str, pool, notes) -> str:
+    """One plot of the report as a base64 PNG. pool: one row per Distribution Date (floats, for
+    drawing only); notes: per date and class. The plots are independent, so they can be drawn in
+    several processes at once."""
     figure, axis = new_figure()
+    _PLOTTERS[key](axis, pool, notes)
+    return png_base64(figure)
+
+
+def _class_order(notes) -> list[str]:
+    return list(dict.fromkeys(notes.sort_values("class_order")["class_id"]))
+
+
+def _paydown(axis, pool, notes) -> None:
     wide = notes.pivot(index="distribution_date", columns="class_id", values="ending_balance")
-    order = list(dict.fromkeys(notes.sort_values("class_order")["class_id"]))
+    order = _class_order(notes)
     axis.stackplot(wide.index, [wide[c] / 1e6 for c in order], labels=order, alpha=0.85)
-    axis.plot(dates, pool["ending_pool_balance"] / 1e6, color="black", label="Pool Balance")
+    axis.plot(
+        pool["distribution_date"], pool["ending_pool_balance"] / 1e6, color="black",
+        label="Pool Balance",
+    )  # fmt: skip
     axis.set_ylabel("$ millions")
     axis.legend(ncol=5, fontsize=7)
-    out["paydown"] = png_base64(figure)
 
-    figure, axis = new_figure()
+
+def _factors(axis, pool, notes) -> None:
     factors = notes.pivot(index="distribution_date", columns="class_id", values="pool_factor")
-    for c in order:
+    for c in _class_order(notes):
         axis.plot(factors.index, factors[c], label=c)
     axis.set_ylim(0, 1.05)
     axis.legend(ncol=4, fontsize=7)
-    out["factors"] = png_base64(figure)
 
-    figure, axis = new_figure()
+
+def _delinquency(axis, pool, notes) -> None:
     for bucket, label in (("31_60", "31-60"), ("61_90", "61-90"), ("91_plus", "91+")):
         share = pool[f"delinquent_{bucket}_balance"] / pool["ending_pool_balance"].where(
             pool["ending_pool_balance"] > 0
         )
-        axis.plot(dates, share * 100, label=f"{label} days")
+        axis.plot(pool["distribution_date"], share * 100, label=f"{label} days")
     axis.set_ylabel("% of Pool Balance")
     axis.legend(fontsize=7)
-    out["delinquency"] = png_base64(figure)
 
-    figure, axis = new_figure()
-    axis.plot(dates, pool["cumulative_net_loss_percent"], color="firebrick")
+
+def _losses(axis, pool, notes) -> None:
+    axis.plot(pool["distribution_date"], pool["cumulative_net_loss_percent"], color="firebrick")
     axis.set_ylabel("%")
-    out["losses"] = png_base64(figure)
 
-    figure, axis = new_figure()
+
+def _prepayment(axis, pool, notes) -> None:
+    dates = pool["distribution_date"]
     axis.plot(dates, pool["abs_speed"], label="ABS (% of original count per month)")
     axis2 = axis.twinx()
     axis2.plot(dates, pool["cpr"], color="darkorange", label="CPR (%)")
@@ -60,14 +72,15 @@ def plot_all(pool, notes) -> dict[str, str]:
     axis2.set_ylabel("CPR %")
     axis.legend(loc="upper left", fontsize=7)
     axis2.legend(loc="upper right", fontsize=7)
-    out["prepayment"] = png_base64(figure)
 
-    figure, axis = new_figure()
-    axis.plot(dates, pool["excess_spread_percent"], color="seagreen")
+
+def _excess_spread(axis, pool, notes) -> None:
+    axis.plot(pool["distribution_date"], pool["excess_spread_percent"], color="seagreen")
     axis.set_ylabel("% per year")
-    out["excess_spread"] = png_base64(figure)
 
-    figure, axis = new_figure()
+
+def _credit_enhancement(axis, pool, notes) -> None:
+    dates = pool["distribution_date"]
     axis.plot(dates, pool["reserve_balance"] / 1e6, label="Reserve Account")
     axis.plot(dates, pool["required_reserve"] / 1e6, "--", label="Required Reserve Account Amount")
     axis.plot(dates, pool["overcollateralization"] / 1e6, label="Overcollateralization")
@@ -79,12 +92,23 @@ def plot_all(pool, notes) -> dict[str, str]:
     )
     axis.set_ylabel("$ millions")
     axis.legend(fontsize=7)
-    out["credit_enhancement"] = png_base64(figure)
-    return out
 
 
-def render_performance(trust_name: str, pool, notes, summary: list[tuple[str, str]]) -> str:
-    images = plot_all(pool, notes)
+_PLOTTERS = {
+    "paydown": _paydown,
+    "factors": _factors,
+    "delinquency": _delinquency,
+    "losses": _losses,
+    "prepayment": _prepayment,
+    "excess_spread": _excess_spread,
+    "credit_enhancement": _credit_enhancement,
+}
+
+
+def render_performance(
+    trust_name: str, images: dict[str, str], summary: list[tuple[str, str]]
+) -> str:
+    """The report's page: `images` are plot_all's PNGs."""
     facts = "".join(
         f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in summary
     )

@@ -12,6 +12,7 @@ comes from the DECIMAL columns as text.
 """
 
 import html
+import multiprocessing as mp
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -31,9 +32,10 @@ from dagster_project.reports.document import (
 )
 from dagster_project.reports.html_render import render_html
 from dagster_project.reports.pdf_render import render_pdf
-from dagster_project.reports.performance import render_performance
+from dagster_project.reports.performance import PLOTS, draw, render_performance
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+CORES = os.cpu_count() or 1
 
 POOL_SQL = """
 with cert as (
@@ -107,7 +109,7 @@ class _Writer:
             for document, path in self.pending:
                 render_pdf(document, path)
             return
-        with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        with ProcessPoolExecutor(max_workers=CORES) as pool:
             list(pool.map(render_pdf, *zip(*self.pending, strict=True), chunksize=8))
 
 
@@ -117,6 +119,14 @@ def write_reports(
     out = out or reports_dir()
     (out / "certificates").mkdir(parents=True, exist_ok=True)
     (out / "statements").mkdir(parents=True, exist_ok=True)
+    # the plots draw in other processes, on every core, while this one writes the documents
+    with ProcessPoolExecutor(max_workers=CORES, mp_context=mp.get_context("fork")) as plotter:
+        return _write_reports(published, out, reuse, plotter)
+
+
+def _write_reports(
+    published: Path, out: Path, reuse: Path | None, plotter: ProcessPoolExecutor
+) -> dict[str, int]:
     con = duckdb.connect(str(published), read_only=True)
     try:
         trust_name = con.execute(
@@ -153,6 +163,10 @@ def write_reports(
                 "where not is_publishable"
             ).fetchall()
         )
+        for column in pool.columns:
+            if column != "distribution_date":
+                pool[column] = pool[column].astype(float)
+        plots = {key: plotter.submit(draw, key, pool, notes) for key, _title in PLOTS}
         auditor = write_auditor_report(con, out / "auditor", data_docs_index())
         versions = load_versions(con)
     finally:
@@ -238,9 +252,6 @@ def write_reports(
             f'(<a href="{statement}.html">HTML</a>, <a href="{statement}.pdf">PDF</a>)</li>'
         )
     write.render_pdfs()
-    for column in pool.columns:
-        if column != "distribution_date":
-            pool[column] = pool[column].astype(float)
     last = pool.iloc[-1]
     summary = [
         ("Distribution Dates", str(len(periods))),
@@ -248,7 +259,9 @@ def write_reports(
         ("Pool Balance (last)", f"${last['ending_pool_balance']:,.2f}"),
         ("Cumulative net loss (last)", f"{last['cumulative_net_loss_percent']:.2f}%"),
     ]
-    (out / "performance.html").write_text(render_performance(trust_name, pool, notes, summary))
+    (out / "performance.html").write_text(
+        render_performance(trust_name, {key: plot.result() for key, plot in plots.items()}, summary)
+    )
     (out / "index.html").write_text(
         f'<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(trust_name)}'
         f"</title></head><body><h1>{html.escape(trust_name)}</h1>"
