@@ -13,6 +13,7 @@ from pathlib import Path
 from dagster_project.transformation import dbt_process
 
 CAOT_DBT = str(Path(sys.executable).parent / "caot-dbt")
+WORK = Path("/nonexistent/work/warehouse.duckdb")  # the warm-up's `dbt ls` opens no warehouse
 
 
 def _caot_dbt(*args: str) -> subprocess.CompletedProcess:
@@ -29,7 +30,7 @@ def test_with_no_process_waiting_it_runs_dbt_itself(monkeypatch):
 
 
 def test_a_prestarted_process_runs_one_command_then_the_next_runs_alone():
-    with dbt_process.prestarted() as waiting:
+    with dbt_process.prestarted(WORK) as waiting:
         done = _caot_dbt("--version")
         assert done.returncode == 0, done.stderr
         assert "installed: 1.11" in done.stdout  # dbt's output, through the handed-over streams
@@ -39,7 +40,7 @@ def test_a_prestarted_process_runs_one_command_then_the_next_runs_alone():
 
 
 def test_dbt_exit_codes_come_back_from_the_prestarted_process():
-    with dbt_process.prestarted() as waiting:
+    with dbt_process.prestarted(WORK) as waiting:
         done = _caot_dbt("no-such-command")
         assert waiting.wait(timeout=30) == 0
     assert done.returncode == 2 and "No such command" in done.stderr
@@ -52,20 +53,22 @@ def test_the_waiting_process_ends_when_the_pipeline_is_gone(tmp_path):
             sys.executable,
             "-c",
             "import os\n"
+            "from pathlib import Path\n"
             "from dagster_project.transformation import dbt_process\n"
-            "with dbt_process.prestarted() as p:\n"
-            "    print(p.pid, flush=True)\n"
+            "with dbt_process.prestarted(Path('/nonexistent/w.duckdb')) as p:\n"
+            "    print(p.pid, os.environ[dbt_process.SOCKET_ENV], flush=True)\n"
             "    os._exit(0)\n",
         ],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    pid = int(parent.stdout.split()[0])
+    pid, socket_path = parent.stdout.split()
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and _running(pid):
+    while time.monotonic() < deadline and _running(int(pid)):
         time.sleep(0.2)
-    assert not _running(pid)
+    assert not _running(int(pid))
+    assert not Path(socket_path).parent.exists()  # its socket's folder went with it
 
 
 def _running(pid: int) -> bool:
@@ -121,3 +124,31 @@ def test_run_dbt_returns_dbt_exit_code_and_leaves_sys_argv():
     assert dbt_process.run_dbt(["--version"]) == 0
     assert dbt_process.run_dbt(["--no-such-flag"]) == 2  # click's usage error
     assert sys.argv == argv
+
+
+def test_the_warm_up_leaves_the_environment_and_no_scratch_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(dbt_process.tempfile, "tempdir", str(tmp_path))
+    before = dict(os.environ)
+    state = tmp_path / "state.msgpack"
+    state.write_bytes(b"not really a parse state")
+    dbt_process._warm_up(["--version"], {"CAOT_WAREHOUSE_WORK": "/elsewhere"}, str(state))
+    assert dict(os.environ) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.msgpack"]
+
+
+def test_the_warm_up_uses_the_parse_state_beside_the_warehouse(tmp_path, monkeypatch):
+    monkeypatch.setenv("DBT_PROJECT_DIR", str(tmp_path / "dbt"))
+    monkeypatch.delenv("DBT_PROFILES_DIR", raising=False)
+    work = tmp_path / "work" / "warehouse.duckdb"
+    command = dbt_process.warm_up_command(work)
+    assert command["argv"][0] == "ls"  # opens no warehouse: the pipeline is writing it
+    assert command["parse_state"] == str(tmp_path / "dbt" / "target" / "partial_parse.msgpack")
+    assert command["env"] == {
+        "DBT_PROJECT_DIR": str(tmp_path / "dbt"),
+        "DBT_PROFILES_DIR": str(tmp_path / "dbt"),
+        "CAOT_WAREHOUSE_WORK": str(work),
+    }
+    (work.parent / "dbt_parse").mkdir(parents=True)
+    (work.parent / "dbt_parse" / "partial_parse.msgpack").write_bytes(b"")
+    beside = dbt_process.warm_up_command(work)["parse_state"]
+    assert beside == str(work.parent / "dbt_parse" / "partial_parse.msgpack")
