@@ -13,6 +13,7 @@ from pathlib import Path
 from dagster_project.transformation import dbt_process
 
 CAOT_DBT = str(Path(sys.executable).parent / "caot-dbt")
+DBT = Path(__file__).resolve().parents[1] / "dbt"
 WORK = Path("/nonexistent/work/warehouse.duckdb")  # the warm-up's `dbt ls` opens no warehouse
 
 
@@ -37,6 +38,25 @@ def test_a_prestarted_process_runs_one_command_then_the_next_runs_alone():
         assert waiting.wait(timeout=30) == 0  # it served the command and exited
         again = _caot_dbt("no-such-command")  # nobody waits now: dbt runs in caot-dbt itself
     assert again.returncode == 2 and "No such command" in again.stderr
+
+
+def test_the_prestarted_process_leaves_no_semaphores_behind(tmp_path):
+    """dbt's adapters hold multiprocessing locks; a process that ends without unlinking them
+    makes the resource tracker warn on the pipeline's standard error."""
+    script = (
+        "import subprocess; from pathlib import Path; "
+        "from dagster_project.transformation import dbt_process; "
+        f"w = dbt_process.prestarted(Path({str(WORK)!r})); waiting = w.__enter__(); "
+        f"subprocess.run([{CAOT_DBT!r}, 'ls', '--quiet', '--project-dir', {str(DBT)!r}, "
+        f"'--profiles-dir', {str(DBT)!r}, '--target-path', {str(tmp_path)!r}, "
+        "'--log-level-file', 'none'], check=True, capture_output=True); "
+        "waiting.wait(timeout=60); w.__exit__(None, None, None)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=180
+    )  # its standard error is the waiting process's and the resource tracker's
+    assert done.returncode == 0, done.stderr
+    assert "leaked" not in done.stderr, done.stderr
 
 
 def test_dbt_exit_codes_come_back_from_the_prestarted_process():
