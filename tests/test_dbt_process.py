@@ -59,6 +59,35 @@ def test_the_prestarted_process_leaves_no_semaphores_behind(tmp_path):
     assert "leaked" not in done.stderr, done.stderr
 
 
+def test_a_pipeline_started_with_interrupts_ignored_can_stop_and_interrupt_dbt():
+    """Under nohup or as a background job the pipeline inherits SIGINT and SIGTERM ignored: the
+    waiting process must still end when the pipeline stops it, and take an interrupt."""
+    script = f"""
+import signal, time
+from pathlib import Path
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+from dagster_project.transformation import dbt_process
+started = dbt_process.prestarted(Path({str(WORK)!r}))
+status = Path(f"/proc/{{started.__enter__().pid}}/status")
+mask = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+def ignored():
+    line = next(x for x in status.read_text().splitlines() if x.startswith("SigIgn:"))
+    return int(line.split()[1], 16) & mask
+deadline = time.monotonic() + 60
+while ignored() and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("ignored", ignored())
+started.__exit__(None, None, None)
+print("stopped")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ignored", "0", "stopped"]
+
+
 def test_dbt_exit_codes_come_back_from_the_prestarted_process():
     with dbt_process.prestarted(WORK) as waiting:
         done = _caot_dbt("no-such-command")
@@ -106,7 +135,10 @@ def test_an_interrupt_of_caot_dbt_reaches_the_process_running_dbt(tmp_path, monk
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(1)
-    sleeper = subprocess.Popen(["sleep", "60"])
+    sleeper = subprocess.Popen(  # ends on an interrupt even if this test's were ignored
+        [sys.executable, "-c", "import signal, time; "
+         "signal.signal(signal.SIGINT, signal.SIG_DFL); time.sleep(60)"]
+    )  # fmt: skip
     outcome = {}
 
     def stand_in():

@@ -31,6 +31,7 @@ from pathlib import Path
 
 SOCKET_ENV = "CAOT_DBT_PRESTARTED"  # the waiting process's socket, for `caot-dbt`
 PARTIAL_PARSE = "partial_parse.msgpack"  # dbt's parse state, in its target folder
+STOP_SECONDS = 10  # an unused waiting process gets this long to end, then is killed
 PRELOAD = (  # what a `dbt build` imports before its first model
     "dbt.cli.main",
     "dbt.task.build",
@@ -95,6 +96,10 @@ def serve(listening: int, path: str, parent: int, warm_up: dict) -> None:
 
     The socket was listening before this process started, so a command arriving early waits
     for the imports rather than starting dbt a second time."""
+    # Interrupts and stops reach this process through caot-dbt and the pipeline even when it
+    # inherited them ignored (a pipeline started under nohup or as a background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     listener = socket.socket(fileno=listening)
     for module in PRELOAD:
         __import__(module)
@@ -179,7 +184,11 @@ class _Waiting:
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()
-            self.process.wait()
+            try:
+                self.process.wait(timeout=STOP_SECONDS)
+            except subprocess.TimeoutExpired:  # still importing with SIGTERM ignored
+                self.process.kill()
+                self.process.wait()
         self.path.unlink(missing_ok=True)
         self.path.parent.rmdir()
 
