@@ -440,9 +440,9 @@ def servicing_criteria_suite(deal: Deal) -> Suite:
 
 def to_great_expectations(suite: Suite):
     """The Great Expectations ExpectationSuite of `suite` (imports GE)."""
-    from dagster_project.quality.validation import _great_expectations
+    from dagster_project.quality.validation import great_expectations
 
-    gx = _great_expectations()
+    gx = great_expectations()
 
     expectations = []
     for rule in suite.rules:

@@ -10,7 +10,6 @@ in the warehouse (quality.*) keeps every outcome, so older GX copies would only 
 import math
 import os
 import shutil
-import threading
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -54,17 +53,12 @@ def observed_text(value, display: str) -> str:
     return str(value.item() if hasattr(value, "item") else value)
 
 
-def _great_expectations():
+def great_expectations():
     """Import Great Expectations with its usage analytics off (no network at run time)."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
     import great_expectations
 
     return great_expectations
-
-
-def start_loading() -> None:
-    """Import Great Expectations in the background (about 2 s) while something else runs."""
-    threading.Thread(target=_great_expectations, daemon=True).start()
 
 
 def prune_results(gx_root: Path, suite_name: str, keep: int) -> None:
@@ -90,7 +84,7 @@ def _context(gx, root: Path):
 
 def validate(frame, suite: Suite, root: Path | None = None) -> list[Outcome]:
     """Validate `frame` against `suite`; Data Docs are rebuilt for the result."""
-    gx = _great_expectations()
+    gx = great_expectations()
     context = _context(gx, root or gx_dir())
     source = context.data_sources.add_or_update_pandas(DATA_SOURCE)
     names = {asset.name for asset in source.assets}

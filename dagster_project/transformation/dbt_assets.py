@@ -11,7 +11,7 @@ import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_assets
 from packaging import version
 
-from dagster_project.quality import validation
+from dagster_project import preload
 from dagster_project.resources import WarehouseResource
 from dagster_project.transformation import build_plan, changed_sources
 from dagster_project.transformation.dbt_args import build_args
@@ -106,8 +106,8 @@ def warehouse_models(
         os.environ["DBT_TARGET_PATH"] = str(cache)  # dagster-dbt copies the state from here
     try:
         invocation = dbt.cli(build_args(full_refresh=plan.full_refresh), context=context)
-        # dbt now runs in its own process: load the servicing suite's library meanwhile
-        validation.start_loading()
+        # dbt now runs in its own process: import the later steps' libraries meanwhile
+        preload.start()
         yield from invocation.stream()
     finally:
         if target_path is None:

@@ -1,0 +1,34 @@
+"""The later steps' libraries are imported in a thread while dbt builds."""
+
+import sys
+import threading
+
+from dagster_project import preload
+from dagster_project.quality import validation
+
+
+def test_the_later_steps_modules_are_imported_in_a_background_thread(tmp_path, monkeypatch):
+    (tmp_path / "caot_later_step.py").write_text(
+        "import threading\nTHREAD = threading.current_thread().name\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "caot_later_step", raising=False)
+    monkeypatch.setattr(preload, "LATER_STEPS", ("caot_later_step",))
+    loaded = []
+    monkeypatch.setattr(validation, "great_expectations", lambda: loaded.append("gx"))
+    thread = preload.start()
+    thread.join(timeout=30)
+    assert loaded == ["gx"]
+    assert sys.modules["caot_later_step"].THREAD == thread.name != threading.current_thread().name
+
+
+def test_a_module_that_fails_to_import_is_left_to_its_step(tmp_path, monkeypatch):
+    (tmp_path / "caot_broken_step.py").write_text("raise ImportError('missing library')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(preload, "LATER_STEPS", ("caot_broken_step",))
+    monkeypatch.setattr(validation, "great_expectations", lambda: None)
+    failures = []
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+    preload.start().join(timeout=30)
+    assert failures == []  # nothing printed from the thread
+    assert "caot_broken_step" not in sys.modules  # the step's own import raises the error
