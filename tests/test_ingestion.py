@@ -279,3 +279,24 @@ def test_a_receivable_missing_from_the_tape_is_named(con, delivery, next_deliver
         ).fetchone()[0]
         == 1
     )
+
+
+def test_a_tapes_fingerprint_follows_its_loaded_deliveries(con, delivery):
+    """changed_sources reads the ledger the loader writes with the rows, not the rows: loading
+    again or a rejected restatement keeps it, a restatement changes it."""
+    from dagster_project.transformation.changed_sources import fingerprints
+
+    manifest = {"sources": {"tape": {"schema": "raw", "identifier": "loan_status"}}}
+    load_period(con, delivery)
+    loaded = fingerprints(con, manifest)["tape"]
+    assert loaded.startswith("ledger 1:")
+    load_period(con, delivery)
+    assert fingerprints(con, manifest)["tape"] == loaded
+    set_cell(delivery / "loan_status.csv", 1, "rebateAmount", "-1.00")
+    rejected(con, delivery)
+    assert fingerprints(con, manifest)["tape"] == loaded
+    set_cell(delivery / "loan_status.csv", 1, "rebateAmount", "0.00")
+    set_cell(delivery / "loan_status.csv", 1, "reportingPeriodScheduledPaymentAmount", "1.23")
+    assert load_period(con, delivery).restated
+    restated = fingerprints(con, manifest)["tape"]
+    assert restated.startswith("ledger 1:") and restated != loaded
