@@ -11,7 +11,7 @@ from dagster_project.business_calendar import period_for_collection_month
 from dagster_project.deal import load_deal
 from dagster_project.ingestion import schemas
 from dagster_project.ingestion.deal_tables import load_deal_tables
-from dagster_project.ingestion.loader import IngestionError, load_files
+from dagster_project.ingestion.loader import Delivery, IngestionError, load_deliveries, load_files
 
 PERIOD = "2015-10"
 
@@ -300,3 +300,53 @@ def test_a_tapes_fingerprint_follows_its_loaded_deliveries(con, delivery):
     assert load_period(con, delivery).restated
     restated = fingerprints(con, manifest)["tape"]
     assert restated.startswith("ledger 1:") and restated != loaded
+
+
+def _as_parquet(path: Path) -> Path:
+    out = path.with_suffix(".parquet")
+    duckdb.connect().execute(
+        f"copy (select * from read_csv('{path}', all_varchar = true)) to '{out}' (format parquet)"
+    )
+    return out
+
+
+@pytest.mark.parametrize("file_format", ["csv", "parquet"])
+def test_a_batch_names_each_bad_row_in_its_own_file(con, small_deal, tmp_path, file_format):
+    """Several periods staged by one read: each finding still names its file and its row there,
+    and the quarantine keeps that row."""
+    deal = load_deal()
+    periods = ["2015-10", "2015-11", "2015-12"]
+    bad_rows = {"2015-11": 3, "2015-12": 7}
+    deliveries = []
+    for period in periods:
+        folder = tmp_path / "batch" / period
+        shutil.copytree(small_deal / "deliveries" / period, folder)
+        if period in bad_rows:
+            set_cell(folder / "loan_status.csv", bad_rows[period], "rebateAmount", "-1.00")
+        files = [
+            (schemas.LOAN_STATUS, folder / "loan_status.csv"),
+            (schemas.PAYMENT_TRANSACTIONS, folder / "payment_transactions.csv"),
+        ]
+        if file_format == "parquet":
+            files = [(schema, _as_parquet(path)) for schema, path in files]
+        bounds = period_for_collection_month(deal, period)
+        deliveries.append(
+            Delivery(period, files, bounds.collection_period_start, bounds.collection_period_end)
+        )
+    first, *rejected_ones = load_deliveries(con, deliveries)
+    assert not isinstance(first, IngestionError) and first.changed
+    for period, error in zip(periods[1:], rejected_ones, strict=True):
+        assert isinstance(error, IngestionError)
+        (finding,) = [f for f in error.findings if f.field == "rebateAmount"]
+        assert finding.row == bad_rows[period] and f"/{period}/loan_status." in finding.file
+        with (tmp_path / "batch" / period / "loan_status.csv").open(newline="") as handle:
+            asset = list(csv.DictReader(handle))[bad_rows[period] - 1]["assetNumber"]
+        (record,) = con.execute(
+            "select record ->> 'assetNumber' from raw.quarantine "
+            "where scope = ? and field = 'rebateAmount'",
+            [period],
+        ).fetchone()
+        assert record == asset
+    loaded = con.execute("select scope, count(*) from raw.loan_status group by 1").fetchall()
+    with (tmp_path / "batch" / periods[0] / "loan_status.csv").open(newline="") as handle:
+        assert loaded == [(periods[0], sum(1 for _ in csv.DictReader(handle)))]

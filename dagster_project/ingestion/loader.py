@@ -17,6 +17,7 @@ from dagster_project.ingestion.schemas import FileSchema
 from dagster_project.ingestion.validation import (
     Finding,
     check_rows,
+    row_number,
     stage_files,
     stage_periods,
     stage_table,
@@ -187,7 +188,7 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results) -> None:
             con.execute(
                 f"insert into {schema.table} select stage.scope, ids.delivery_id, {casts} "
                 f"from {stage} as stage inner join _delivery_ids as ids using (scope) "
-                f"order by stage.scope, stage._row"
+                f"order by stage.rowid"
             )
             counts = dict(
                 con.execute(
@@ -230,6 +231,7 @@ def _reject(con, scope, files, hashes, findings, now) -> None:
             if not found:
                 continue
             rows = [(f.row, f.field, f.reason, f.value) for f in found]
+            stage = stage_table(schema.kind)
             con.execute(
                 "create or replace temp table _findings (row_number bigint, field varchar, "
                 "reason varchar, value varchar)"
@@ -237,8 +239,9 @@ def _reject(con, scope, files, hashes, findings, now) -> None:
             con.executemany("insert into _findings values (?, ?, ?, ?)", rows)
             con.execute(
                 f"insert into raw.quarantine select ?, ?, ?, ?, f.row_number, f.field, "
-                f"f.reason, f.value, (select to_json(s) from {stage_table(schema.kind)} s "
-                f"where s.scope = ? and s._row = f.row_number), ? from _findings f",
+                f"f.reason, f.value, (select to_json(s) from {stage} s where s.scope = ? "
+                f"and {row_number('s.rowid', 's.scope', stage)} = f.row_number), ? "
+                "from _findings f",
                 [delivery_id, schema.kind, scope, str(path), scope, now],
             )
             con.execute(
