@@ -288,3 +288,26 @@ def test_a_failing_period_withholds_its_certificate_and_every_later_one(built_wa
     assert counts["certificates_withheld"] == len(periods) - 5
     page = tmp_path / "reports" / "certificates" / f"certificate_{gate[5].distribution_date}.html"
     assert "Withheld" in page.read_text() and "$" not in page.read_text()
+
+
+def test_frames_are_made_comparable_without_changing_a_value():
+    """Great Expectations compares int64 and datetime64[ns] columns with numpy, other dtypes one
+    value at a time; the frame handed to it keeps every value (and the caller's frame its
+    dtypes). A date beyond the nanosecond range stays as it is."""
+    import pandas as pd
+
+    from dagster_project.quality.validation import comparable
+
+    frame = duckdb.sql(
+        "select 7::integer as term, 2::bigint as cents, 1.5::double as rate, 'R1' as id, "
+        "date '2015-04-01' as origination_date, date '9999-12-31' as far_date"
+    ).df()
+    out = comparable(frame)
+    assert out["term"].dtype == np.int64 and out["cents"].dtype == np.int64
+    assert out["origination_date"].dtype == np.dtype("datetime64[ns]")
+    assert out["far_date"].dtype == frame["far_date"].dtype  # beyond 2262
+    assert frame["term"].dtype == np.int32  # the caller's frame is untouched
+    for column in frame.columns:
+        assert [pd.Timestamp(v) if column.endswith("date") else v for v in out[column]] == [
+            pd.Timestamp(v) if column.endswith("date") else v for v in frame[column]
+        ]
