@@ -350,3 +350,17 @@ def test_a_batch_names_each_bad_row_in_its_own_file(con, small_deal, tmp_path, f
     loaded = con.execute("select scope, count(*) from raw.loan_status group by 1").fetchall()
     with (tmp_path / "batch" / periods[0] / "loan_status.csv").open(newline="") as handle:
         assert loaded == [(periods[0], sum(1 for _ in csv.DictReader(handle)))]
+
+
+def test_a_file_given_for_two_scopes_is_staged_for_each(con, delivery):
+    from dagster_project.ingestion.validation import stage_files, stage_table
+
+    path = delivery / "loan_status.csv"
+    findings = stage_files(con, schemas.LOAN_STATUS, {"first": path, "second": path})
+    assert findings == {"first": [], "second": []}
+    with path.open(newline="") as handle:
+        rows = sum(1 for _ in csv.DictReader(handle))
+    counts = con.execute(
+        f"select scope, count(*) from {stage_table('loan_status')} group by 1 order by 1"
+    ).fetchall()
+    assert counts == [("first", rows), ("second", rows)]

@@ -174,9 +174,14 @@ def _read_into(con, table, schema, files, readable, findings) -> None:
             params,
         )
 
+    # one read per format and header; a file given for two scopes is read once for each (its
+    # rows would otherwise all take the first scope)
     groups: dict[tuple, list[str]] = {}
     for scope, (path, names) in readable.items():
-        groups.setdefault((path.suffix == ".parquet", tuple(names)), []).append(scope)
+        key = (path.suffix == ".parquet", tuple(names))
+        while any(readable[other][0] == path for other in groups.get(key, [])):
+            key += ("again",)
+        groups.setdefault(key, []).append(scope)
     try:
         for scopes in groups.values():
             insert(scopes)
