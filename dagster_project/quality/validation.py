@@ -93,6 +93,8 @@ def comparable(frame: pd.DataFrame) -> pd.DataFrame:
     at a time in Python (0.4 s for the schedule's 63,500 rows). The values do not change."""
     out = frame.copy(deep=False)
     for name, dtype in frame.dtypes.items():
+        if not isinstance(dtype, np.dtype):  # pandas' nullable types (a column with NULLs)
+            continue
         if dtype.kind in "iu" and dtype != np.int64:
             out[name] = frame[name].astype(np.int64)
         elif dtype.kind == "M" and dtype != np.dtype("datetime64[ns]"):
