@@ -59,6 +59,28 @@ def test_the_prestarted_process_leaves_no_semaphores_behind(tmp_path):
     assert "leaked" not in done.stderr, done.stderr
 
 
+def test_an_unused_prestarted_process_stopped_after_its_warm_up_leaves_no_semaphores():
+    """A run that needs no dbt command (nothing changed) stops the waiting process: it must end
+    as cleanly as after a command, or the resource tracker warns on the pipeline's stderr."""
+    script = (
+        "import time; from pathlib import Path; "
+        "from dagster_project.transformation import dbt_process; "
+        f"w = dbt_process.prestarted(Path({str(WORK)!r})); waiting = w.__enter__(); "
+        "stat = Path(f'/proc/{waiting.pid}/stat'); used = lambda: stat.read_text().split()[13]; "
+        "deadline, last, since = time.monotonic() + 90, used(), time.monotonic(); "
+        "\nwhile time.monotonic() < deadline and time.monotonic() - since < 2:\n"
+        "    time.sleep(0.25); now = used()\n"
+        "    if now != last: last, since = now, time.monotonic()\n"
+        "w.__exit__(None, None, None); print(waiting.returncode)"
+    )  # waits until the process has used no CPU for 2 s: imports and warm-up done
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0"]  # it ended by itself on the stop, not killed
+    assert "leaked" not in done.stderr, done.stderr
+
+
 def test_a_pipeline_started_with_interrupts_ignored_can_stop_and_interrupt_dbt():
     """Under nohup or as a background job the pipeline inherits SIGINT and SIGTERM ignored: the
     waiting process must still end when the pipeline stops it, and take an interrupt."""
