@@ -10,7 +10,7 @@ warehouse (dbt never rebuilds the `history` schema) and travels with every publi
 import datetime as dt
 from dataclasses import dataclass
 
-from dagster_project.warehouse import transaction
+from dagster_project.warehouse import table_exists, transaction
 
 DDL = """
 create schema if not exists history;
@@ -92,11 +92,7 @@ def record_versions(con, published_at: dt.datetime) -> list[tuple[dt.date, int]]
 
 def load_versions(con) -> dict[dt.date, list[Version]]:
     """Every recorded version, oldest first, per Distribution Date (read-only)."""
-    recorded = con.execute(
-        "select count(*) from information_schema.tables "
-        "where table_schema = 'history' and table_name = 'certificate_versions'"
-    ).fetchone()[0]
-    if not recorded:
+    if not table_exists(con, "history", "certificate_versions"):
         return {}
     rows = con.execute(
         "select distribution_date, version, published_at, any_value(deliveries), "

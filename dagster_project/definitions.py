@@ -16,6 +16,7 @@ from dagster_project.ingestion.inbox_sensor import monthly_delivery_sensor
 from dagster_project.ingestion.monthly_job import monthly_servicing_job
 from dagster_project.publishing import published_warehouse, servicer_reports
 from dagster_project.quality.checks import servicing_criteria, servicing_criteria_of_the_period
+from dagster_project.quality.eligibility_register import eligibility_register
 from dagster_project.resources import WarehouseResource
 from dagster_project.transformation.dbt_assets import DBT_PROJECT, DbtCli, warehouse_models
 
@@ -23,6 +24,7 @@ defs = dg.Definitions(
     assets=[
         deal_terms,
         receivable_schedule,
+        eligibility_register,
         market_inputs,
         monthly_tape,
         warehouse_models,

@@ -1,8 +1,9 @@
 """Run the whole pipeline in-process: `python -m dagster_project.pipeline`.
 
 Loads the deal terms, the schedule and the market inputs, every monthly tape as one backfill run
-of the partitioned asset, then builds the dbt models and publishes the warehouse. Each step is a
-Dagster run recorded in DAGSTER_HOME, so the UI shows the history.
+of the partitioned asset, then validates the schedule against Section 2.3 (when it or the suites
+changed), builds the dbt models and publishes the warehouse. Each step is a Dagster run recorded
+in DAGSTER_HOME, so the UI shows the history.
 """
 
 if __name__ == "__main__":
@@ -24,6 +25,7 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 
+from dagster_project import preload
 from dagster_project import warehouse as warehouse_files
 from dagster_project.definitions import defs
 from dagster_project.generator.writers import sha256
@@ -37,6 +39,7 @@ from dagster_project.ingestion.assets import (
 )
 from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
+from dagster_project.quality.eligibility_register import eligibility_register, register_current
 from dagster_project.resources import WarehouseResource
 from dagster_project.transformation import dbt_process
 from dagster_project.transformation.dbt_assets import models_to_build, warehouse_models
@@ -93,12 +96,17 @@ def contiguous(periods: list[str]) -> list[list[str]]:
     return stretches
 
 
-def build_assets() -> list:
-    """What the build run holds: every asset but the loaded inputs, and the checks that are not
-    per Collection Period (those run in single-partition runs; this run reports them per period)."""
-    loaded = (deal_terms, receivable_schedule, market_inputs, monthly_tape)
+LOADED = (deal_terms, receivable_schedule, market_inputs, monthly_tape)
+
+
+def build_assets(validating: bool = False) -> list:
+    """What the build run holds: every asset but the loaded inputs and the Section 2.3 validation
+    (unless `validating`: the schedule or its suites changed since the suites last ran), and the
+    checks that are not per Collection Period (those run in single-partition runs; this run
+    reports them per period)."""
+    left_out = (*LOADED, *(() if validating else (eligibility_register,)))
     whole = [c for c in defs.asset_checks if all(s.partitions_def is None for s in c.check_specs)]
-    return [a for a in defs.assets if a not in loaded] + whole
+    return [a for a in defs.assets if a not in left_out] + whole
 
 
 def rebuild_selection(
@@ -126,8 +134,8 @@ def rebuild_selection(
 def _changed_only(assets_of_run: list, warehouse) -> dg.AssetSelection | None:
     """The run's selection when it builds dbt models: only the models to rebuild (downstream of
     an input that changed since the last successful build), None (everything) otherwise."""
-    if warehouse_models not in assets_of_run:
-        return None
+    if warehouse_models not in assets_of_run or eligibility_register in assets_of_run:
+        return None  # a new schedule or new suites: the build recomputes everything anyway
     with warehouse_files.connect(warehouse.work_path) as con:
         models = models_to_build(con)
     if models is None:
@@ -187,11 +195,16 @@ def _run(periods: list[str] | None, instance: dg.DagsterInstance, ingest_only: b
         print(f"no deliveries found under {warehouse.deliveries_dir}", file=sys.stderr)
         return 1
     steps = []
-    if reference_inputs_loaded(warehouse):
+    reference_loaded = reference_inputs_loaded(warehouse)
+    if reference_loaded:
         print("deal terms, schedule and market inputs already loaded as they are", flush=True)
     else:
         reference = [deal_terms, receivable_schedule, market_inputs]
         steps.append(("deal terms, schedule, market inputs", reference, {}))
+    # The Section 2.3 suites run after the tapes are in, when the schedule or the suites may have
+    # changed; Great Expectations is then imported while the tapes load (mostly DuckDB's work,
+    # outside Python's lock; the steps before them are Python's).
+    validating = not (reference_loaded and register_current(warehouse))
     # One backfill per stretch of consecutive periods to load: a period not delivered is not
     # loaded (the certificate gate withholds the ones after it until it arrives).
     to_load = pending(warehouse, periods)
@@ -208,12 +221,17 @@ def _run(periods: list[str] | None, instance: dg.DagsterInstance, ingest_only: b
                 },
             )
         )
-    dbt_and_publish = build_assets()
     if not ingest_only:
-        steps.append(("dbt build and publish", dbt_and_publish, {}))
+        steps.append(("dbt build and publish", build_assets, {}))
+    elif validating:
+        steps.append(("Section 2.3 validation of the schedule", [eligibility_register], {}))
     for number, (label, assets_of_run, tags) in enumerate(steps, start=1):
         started = time.perf_counter()
         print(f"[{number}/{len(steps)}] {label} ...", flush=True)
+        if assets_of_run is build_assets:  # the schedule is loaded now: is it validated?
+            assets_of_run = build_assets(validating=not register_current(warehouse))
+        elif validating and monthly_tape in assets_of_run:
+            preload.start()
         result = dg.materialize(
             assets_of_run,
             instance=instance,

@@ -1,8 +1,9 @@
-"""Import the libraries of the steps after the dbt build while dbt runs in its own process.
+"""Import the libraries of the later steps while the work before them runs outside Python's lock.
 
-The servicing criteria check imports Great Expectations (with SciPy and Altair: 2-5 s of CPU) and
-the reports step imports matplotlib and reportlab (0.4-0.7 s). Imported inside their steps, they
-lie on the run's critical path; imported in a thread while the build step waits for dbt, they are
+The Section 2.3 validation and the servicing criteria check import Great Expectations (with SciPy
+and Altair: 2-5 s of CPU) and the reports step imports matplotlib and reportlab (0.4-0.7 s).
+Imported inside their steps, they lie on the run's critical path; imported in a thread while the
+monthly tapes load (DuckDB) or while the build step waits for dbt (its own process), they are
 ready when their steps start. A module that fails to import here is imported again by its step,
 which reports the error.
 """
@@ -24,8 +25,15 @@ def _import_later_steps() -> None:
         pass
 
 
+_started: list[threading.Thread] = []
+
+
 def start() -> threading.Thread:
-    """Start importing in the background; returns the (daemon) thread."""
-    thread = threading.Thread(target=_import_later_steps, name="import-later-steps", daemon=True)
-    thread.start()
-    return thread
+    """Start importing in the background, once per process; returns the (daemon) thread."""
+    if not _started:
+        thread = threading.Thread(
+            target=_import_later_steps, name="import-later-steps", daemon=True
+        )
+        thread.start()
+        _started.append(thread)
+    return _started[0]

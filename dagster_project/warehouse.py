@@ -100,6 +100,18 @@ def transaction(con):
     con.execute("commit")
 
 
+def table_exists(con, schema: str, table: str) -> bool:
+    """Whether the warehouse has the table (asked of the catalog: a query of a missing table
+    would make DuckDB look for a Python variable of that name)."""
+    return bool(
+        con.execute(
+            "select count(*) from information_schema.tables "
+            "where table_schema = ? and table_name = ?",
+            [schema, table],
+        ).fetchone()[0]
+    )
+
+
 class PublishError(RuntimeError):
     """The warehouse or the reports could not be published; what was published stands."""
 

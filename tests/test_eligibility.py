@@ -13,7 +13,7 @@ import pytest
 from reference.repurchase import purchase_amount, repurchase_distribution_date
 
 from dagster_project.business_calendar import payment_periods
-from dagster_project.deal import load_deal
+from dagster_project.deal import PROJECT_ROOT, load_deal
 from dagster_project.generator.arrays import level_payment_cents
 from dagster_project.generator.schedule import build_schedule
 from dagster_project.generator.writers import write_schedule
@@ -22,6 +22,7 @@ from dagster_project.ingestion.loader import load_files
 from dagster_project.quality.checks import schedule_check_results
 from dagster_project.quality.runs import (
     SCHEDULE_SUITES,
+    schedule_validated,
     summaries,
     validate_schedule,
     validate_servicing,
@@ -313,3 +314,73 @@ def test_frames_are_made_comparable_without_changing_a_value():
         assert [pd.Timestamp(v) if column.endswith("date") else v for v in out[column]] == [
             pd.Timestamp(v) if column.endswith("date") else v for v in frame[column]
         ]
+
+
+# --- when the suites run, and what a failing pool stops -------------------------------------
+
+
+def _deal_with(tmp_path, old: str, new: str):
+    text = (PROJECT_ROOT / "data" / "deals" / "caot_2015_4.yaml").read_text()
+    assert old in text
+    path = tmp_path / f"deal_{len(list(tmp_path.glob('deal_*')))}.yaml"
+    path.write_text(text.replace(old, new))
+    return load_deal(path)
+
+
+def test_the_suites_run_again_only_when_the_schedule_or_the_suites_change(clean_schedule, tmp_path):
+    con = _load(clean_schedule)
+    assert not schedule_validated(con, DEAL)  # never validated
+    validate_schedule(con, DEAL, tmp_path / "gx")
+    assert schedule_validated(con, DEAL)
+    # a deal term no suite reads leaves the results standing; a Section 2.3 bound does not
+    assert schedule_validated(
+        con, _deal_with(tmp_path, 'servicing_rate: "0.0100"', 'servicing_rate: "0.0125"')
+    )
+    tighter = _deal_with(tmp_path, "max_days_past_due: 30 ", "max_days_past_due: 29 ")
+    assert not schedule_validated(con, tighter)
+    validate_schedule(con, tighter, tmp_path / "gx")
+    assert schedule_validated(con, tighter) and not schedule_validated(con, DEAL)
+    # another schedule (one receivable fewer) is loaded: its results are still to come
+    restated = tmp_path / "restated" / "receivable_schedule.csv"
+    restated.parent.mkdir()
+    lines = clean_schedule.read_text().splitlines(keepends=True)
+    restated.write_text("".join(lines[:-1]))
+    load_files(con, "schedule", [(schemas.RECEIVABLE_SCHEDULE, restated)])
+    assert not schedule_validated(con, tighter)
+
+
+def test_a_schedule_that_is_not_the_deals_stops_the_build(clean_schedule, tmp_path):
+    """The cutoff Pool Balance check is blocking: the models downstream of the register are not
+    built in the same run (the pipeline's build run), and the run fails."""
+    import dagster as dg
+
+    from dagster_project.definitions import defs
+    from dagster_project.ingestion.assets import deal_terms, receivable_schedule
+    from dagster_project.quality.eligibility_register import eligibility_register
+    from dagster_project.resources import WarehouseResource
+    from dagster_project.transformation.dbt_assets import warehouse_models
+
+    warehouse = WarehouseResource(
+        work_path=str(tmp_path / "work.duckdb"),
+        published_path=str(tmp_path / "warehouse.duckdb"),
+        input_dir=str(clean_schedule.parent),
+    )
+    register_model = dg.AssetKey(["staging", "stg_quality__eligibility_exceptions"])
+    assets = [deal_terms, receivable_schedule, eligibility_register, warehouse_models]
+    selection = [*deal_terms.keys, *receivable_schedule.keys, *eligibility_register.keys]
+    with dg.instance_for_test() as instance:
+        result = dg.materialize(
+            assets,
+            selection=[*selection, register_model],
+            resources={**defs.resources, "warehouse": warehouse},
+            instance=instance,
+            raise_on_error=False,
+        )
+    assert not result.success
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    assert not checks["section_2_3_pool"].passed
+    assert checks["section_2_3_pool"].severity == dg.AssetCheckSeverity.ERROR
+    assert checks["section_2_3_receivables"].passed
+    built = {event.asset_key for event in result.get_asset_materialization_events()}
+    assert dg.AssetKey(["raw", "receivable_schedule"]) in built
+    assert register_model not in built

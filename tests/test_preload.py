@@ -1,4 +1,4 @@
-"""The later steps' libraries are imported in a thread while dbt builds."""
+"""The later steps' libraries are imported in a thread while the tapes load or dbt builds."""
 
 import sys
 import threading
@@ -14,18 +14,23 @@ def test_the_later_steps_modules_are_imported_in_a_background_thread(tmp_path, m
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "caot_later_step", raising=False)
     monkeypatch.setattr(preload, "LATER_STEPS", ("caot_later_step",))
+    monkeypatch.setattr(preload, "_started", [])
     loaded = []
     monkeypatch.setattr(validation, "great_expectations", lambda: loaded.append("gx"))
     thread = preload.start()
     thread.join(timeout=30)
     assert loaded == ["gx"]
     assert sys.modules["caot_later_step"].THREAD == thread.name != threading.current_thread().name
+    # a second start (the build step, after the pipeline started it for the validation) is a no-op
+    assert preload.start() is thread
+    assert loaded == ["gx"]
 
 
 def test_a_module_that_fails_to_import_is_left_to_its_step(tmp_path, monkeypatch):
     (tmp_path / "caot_broken_step.py").write_text("raise ImportError('missing library')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(preload, "LATER_STEPS", ("caot_broken_step",))
+    monkeypatch.setattr(preload, "_started", [])
     monkeypatch.setattr(validation, "great_expectations", lambda: None)
     failures = []
     monkeypatch.setattr(threading, "excepthook", failures.append)

@@ -21,8 +21,6 @@ from dagster_project.ingestion.loader import (
 )
 from dagster_project.ingestion.partitions import COLLECTION_PERIODS
 from dagster_project.ingestion.validation import Finding
-from dagster_project.quality.checks import SCHEDULE_CHECK_SPECS, schedule_check_results
-from dagster_project.quality.runs import SCHEDULE_SUITES, summaries, validate_schedule
 from dagster_project.resources import WarehouseResource
 
 FORMATS = ("csv", "csv.gz", "parquet")  # an EX-102 delivery is any *.xml (tape_files)
@@ -105,33 +103,15 @@ def deal_terms(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
         )
 
 
-SCHEDULE_KEY = dg.AssetKey(["raw", "receivable_schedule"])
-REGISTER_KEY = dg.AssetKey(["quality", "eligibility_exceptions"])
-
-
-@dg.multi_asset(
-    name="receivable_schedule",
-    specs=[
-        dg.AssetSpec(
-            SCHEDULE_KEY,
-            description="Schedule 1, the Receivable Schedule as of the Cutoff Date.",
-            group_name="ingestion",
-            kinds={"duckdb"},
-            deps=[dg.AssetKey(["raw", "deal_terms"])],
-        ),
-        dg.AssetSpec(
-            REGISTER_KEY,
-            description="The Section 2.3 breaches the Great Expectations suites found in the "
-            "schedule, one row per receivable and failed expectation (the register's source).",
-            group_name="quality",
-            kinds={"duckdb"},
-            deps=[SCHEDULE_KEY],
-        ),
-    ],
-    check_specs=SCHEDULE_CHECK_SPECS,
+@dg.asset(
+    key=["raw", "receivable_schedule"],
+    description="Schedule 1, the Receivable Schedule as of the Cutoff Date (validated against "
+    "Section 2.3 by quality/eligibility_exceptions).",
+    group_name="ingestion",
+    kinds={"duckdb"},
+    deps=[dg.AssetKey(["raw", "deal_terms"])],
 )
 def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
-    deal = warehouse.deal()
     path = find_file(Path(warehouse.input_dir), "receivable_schedule")
     with warehouse.connect() as con:
         try:
@@ -143,16 +123,7 @@ def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseR
         ).fetchone()
         for tape in schemas.TAPE_SCHEMAS:  # an EX-102 deal delivers no transactions at all
             ensure_table(con, tape)
-        # The suites run when the schedule changes (or never ran); otherwise their stored
-        # results stand, so a monthly run does not pay for them again.
-        validated = result.changed or not summaries(con, SCHEDULE_SUITES)
-        if validated:
-            context.log.info("validating the Receivable Schedule against Section 2.3")
-            validate_schedule(con, deal)
-        results = summaries(con, SCHEDULE_SUITES)
-        breaches = con.execute("select count(*) from quality.eligibility_exceptions").fetchone()[0]
-    yield dg.MaterializeResult(
-        asset_key=SCHEDULE_KEY,
+    return dg.MaterializeResult(
         metadata={
             "file": str(path),
             "changed": result.changed,
@@ -160,17 +131,13 @@ def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseR
             "cutoff_pool_balance": str(balance),
         },
     )
-    yield dg.MaterializeResult(
-        asset_key=REGISTER_KEY,
-        metadata={"breaches": breaches, "validated_this_run": validated},
-    )
-    yield from schedule_check_results(results)
 
 
 def reference_inputs_loaded(warehouse: WarehouseResource) -> bool:
-    """Whether the deal tables, the Receivable Schedule (with its Section 2.3 results) and the
-    market inputs are loaded as the deal file and the input files are now: a run of their assets
-    would change nothing, so the pipeline does not start one."""
+    """Whether the deal tables, the Receivable Schedule and the market inputs are loaded as the
+    deal file and the input files are now: a run of their assets would change nothing, so the
+    pipeline does not start one (the schedule's Section 2.3 validation decides for itself:
+    quality/eligibility_register.py)."""
     work = Path(warehouse.work_path)
     if not work.exists():
         return False
@@ -178,12 +145,7 @@ def reference_inputs_loaded(warehouse: WarehouseResource) -> bool:
     files += [(schema.kind, schema.kind) for schema in schemas.MARKET_SCHEMAS]
     with warehouse_files.connect(work, read_only=True) as con:
         try:
-            validated = con.execute(
-                "select count(*) from quality.expectation_results "
-                "where list_contains(?, suite_name)",
-                [list(SCHEDULE_SUITES)],
-            ).fetchone()[0]
-            if not validated or not deal_tables_current(con, warehouse.deal()):
+            if not deal_tables_current(con, warehouse.deal()):
                 return False
             for scope, kind in files:
                 path = find_file(Path(warehouse.input_dir), kind)

@@ -14,6 +14,7 @@ import duckdb
 
 from dagster_project.ingestion import ex102
 from dagster_project.ingestion.schemas import FileSchema
+from dagster_project.warehouse import table_exists
 
 
 @dataclass(frozen=True)
@@ -278,16 +279,6 @@ def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
     return " union all ".join(parts), params
 
 
-def _table_exists(con, table: str) -> bool:
-    return bool(
-        con.execute(
-            "select count(*) from information_schema.tables "
-            "where table_schema = 'raw' and table_name = ?",
-            [table],
-        ).fetchone()[0]
-    )
-
-
 def _money(column: str, alias: str = "") -> str:
     prefix = f"{alias}." if alias else ""
     return f'try_cast({prefix}"{column}" as decimal(18, 2))'
@@ -312,7 +303,7 @@ def tape_consistency_checks(con) -> str:
     loaded = (
         f'union all select scope, "assetNumber", "{end}" from raw.loan_status '
         f"where scope not in (select scope from stage_periods)"
-        if _table_exists(con, "loan_status")
+        if table_exists(con, "raw", "loan_status")
         else ""
     )
     prior = f'(select scope, "assetNumber", {_money(end)} as ending from {table} {loaded})'
@@ -358,7 +349,7 @@ def stage_periods(con, periods: dict[str, tuple[dt.date, dt.date]]) -> None:
         con.execute(
             "select max(value)::date from raw.deal_terms where term = 'cutoff_date'"
         ).fetchone()[0]
-        if _table_exists(con, "deal_terms")
+        if table_exists(con, "raw", "deal_terms")
         else None
     )
     con.execute(

@@ -1,7 +1,8 @@
 """Dagster asset checks that show the suites' results on the assets they validate.
 
-- raw/receivable_schedule: Section 2.3, receivable by receivable (breaches feed the register and
-  the 2.4 repurchase, so they warn and do not stop the run) and for the pool (the cutoff Pool
+- quality/eligibility_exceptions (the asset that runs the Section 2.3 suites on the schedule and
+  keeps the breach register): Section 2.3, receivable by receivable (breaches feed the register
+  and the 2.4 repurchase, so they warn and do not stop the run) and for the pool (the cutoff Pool
   Balance must equal the deal file's: blocking, an ERROR stops everything downstream).
 - the marts: one check per servicing criterion of Exhibit D, all from one run of the
   servicing_criteria suite. They are blocking so that publication waits for them; a failure is
@@ -26,7 +27,7 @@ from dagster_project.quality.validation import data_docs_index
 from dagster_project.resources import WarehouseResource
 from dagster_project.transformation.build_plan import last_rebuilt_from
 
-SCHEDULE = dg.AssetKey(["raw", "receivable_schedule"])
+REGISTER = dg.AssetKey(["quality", "eligibility_exceptions"])
 SCHEDULE_CHECKS = {
     "receivable_schedule_receivables": (
         "section_2_3_receivables",
@@ -42,7 +43,7 @@ SCHEDULE_CHECKS = {
     ),
 }
 SCHEDULE_CHECK_SPECS = [
-    dg.AssetCheckSpec(name, asset=SCHEDULE, description=description, blocking=blocking)
+    dg.AssetCheckSpec(name, asset=REGISTER, description=description, blocking=blocking)
     for name, description, blocking in SCHEDULE_CHECKS.values()
 ]
 
@@ -138,7 +139,7 @@ def schedule_check_results(results: list[Summary]):
         rows = [r for r in results if r.suite_name == suite]
         blocking_failed = any(r.is_blocking and not r.is_success for r in rows)
         yield dg.AssetCheckResult(
-            asset_key=SCHEDULE,
+            asset_key=REGISTER,
             check_name=name,
             passed=all(r.is_success for r in rows),
             severity=dg.AssetCheckSeverity.ERROR if blocking_failed else dg.AssetCheckSeverity.WARN,

@@ -2,6 +2,7 @@
 the dbt models are built. Both write their results to the quality schema of the warehouse."""
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,8 +33,31 @@ class Summary:
     is_success: bool
 
 
+def schedule_inputs(con, deal: Deal) -> str:
+    """A fingerprint of everything the Section 2.3 results depend on: the loaded schedule (its
+    delivery), the two suites as the deal file and the code build them (every rule and bound),
+    the queries that feed them, and the Closing Date (the register's discovery date)."""
+    delivery = con.execute(observations.SCHEDULE_DELIVERY).fetchone()
+    parts = (
+        delivery[0] if delivery else None,
+        schedule_receivable_suite(deal),
+        schedule_pool_suite(deal),
+        observations.SCHEDULE_RECEIVABLES,
+        observations.SCHEDULE_POOL,
+        deal.closing_date,
+    )
+    return hashlib.sha256("\x1f".join(map(repr, parts)).encode()).hexdigest()
+
+
+def schedule_validated(con, deal: Deal) -> bool:
+    """Whether the stored Section 2.3 results are those of the schedule and suites as they are."""
+    return store.validated_inputs(con, "schedule") == schedule_inputs(con, deal)
+
+
 def validate_schedule(con, deal: Deal, gx_root: Path | None = None) -> list[Outcome]:
-    """Run the Section 2.3 suites on raw.receivable_schedule; write results and the register."""
+    """Run the Section 2.3 suites on raw.receivable_schedule; write results and the register,
+    then the fingerprint of their inputs (a run stopped before it validates again)."""
+    inputs = schedule_inputs(con, deal)
     frame = con.execute(observations.SCHEDULE_RECEIVABLES).df()
     receivables = validate(frame, schedule_receivable_suite(deal), gx_root)
     pool_frame = con.execute(observations.SCHEDULE_POOL).df()
@@ -45,6 +69,7 @@ def validate_schedule(con, deal: Deal, gx_root: Path | None = None) -> list[Outc
     # 2.3 speaks as of the Closing Date and the schedule is delivered at closing: a breach in it
     # is discovered on the Closing Date, and 2.4's cure period runs from there.
     store.save_register(con, receivables, delivery[0] if delivery else None, deal.closing_date, now)
+    store.save_validated_inputs(con, "schedule", inputs, now)
     return receivables + pool
 
 

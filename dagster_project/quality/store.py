@@ -1,5 +1,7 @@
 """The quality schema of the warehouse: every expectation's result, every failing row, the breach
-register the dbt models read (quality.eligibility_exceptions) and the certificate gate.
+register the dbt models read (quality.eligibility_exceptions), the certificate gate, and what each
+validated subject's inputs were (quality.validated_inputs: a validation whose inputs are unchanged
+need not run again).
 
 Each suite's rows are replaced whole in one transaction, so a rerun is idempotent.
 """
@@ -8,7 +10,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from dagster_project.quality.validation import Outcome
-from dagster_project.warehouse import transaction
+from dagster_project.warehouse import table_exists, transaction
 
 DDL = """
 create schema if not exists quality;
@@ -29,6 +31,9 @@ create table if not exists quality.eligibility_exceptions (
 create table if not exists quality.certificate_gate (
     collection_period varchar, distribution_date date, is_publishable boolean,
     withheld_reason varchar, evaluated_at timestamptz
+);
+create table if not exists quality.validated_inputs (
+    subject varchar, inputs_sha256 varchar, validated_at timestamptz
 );
 """
 
@@ -117,6 +122,26 @@ def save_register(
                 rows,
             )
     return len(rows)
+
+
+def save_validated_inputs(con, subject: str, inputs_sha256: str, validated_at: dt.datetime) -> None:
+    """Record the fingerprint of what `subject` was validated on (written after its results)."""
+    with transaction(con):
+        con.execute("delete from quality.validated_inputs where subject = ?", [subject])
+        con.execute(
+            "insert into quality.validated_inputs values (?, ?, ?)",
+            [subject, inputs_sha256, validated_at],
+        )
+
+
+def validated_inputs(con, subject: str) -> str | None:
+    """The fingerprint recorded by the last complete validation of `subject`, if any."""
+    if not table_exists(con, "quality", "validated_inputs"):  # never validated, or from before
+        return None
+    row = con.execute(
+        "select inputs_sha256 from quality.validated_inputs where subject = ?", [subject]
+    ).fetchone()
+    return row[0] if row else None
 
 
 @dataclass(frozen=True)
