@@ -77,8 +77,29 @@ def prune_results(gx_root: Path, suite_name: str, keep: int) -> None:
             shutil.rmtree(run, ignore_errors=True)
 
 
+_VIEWS = "dagster_project.quality.data_docs_views"
+DATA_DOCS_SITE = {  # Great Expectations' default local site, with views that compile once
+    "class_name": "SiteBuilder",
+    "show_how_to_buttons": True,
+    "store_backend": {
+        "class_name": "TupleFilesystemStoreBackend",
+        "base_directory": "uncommitted/data_docs/local_site/",
+    },
+    "site_index_builder": {
+        "class_name": "DefaultSiteIndexBuilder",
+        "view": {"module_name": _VIEWS, "class_name": "CompiledOnceIndexPageView"},
+    },
+    "site_section_builders": {
+        section: {"view": {"module_name": _VIEWS, "class_name": "CompiledOncePageView"}}
+        for section in ("expectations", "validations")
+    },
+}
+
+
 def _context(gx, root: Path):
     context = gx.get_context(mode="file", project_root_dir=str(root))
+    if (context.config.data_docs_sites or {}).get("local_site") != DATA_DOCS_SITE:
+        context.update_data_docs_site("local_site", DATA_DOCS_SITE)  # also saves the config
     progress = context.variables.progress_bars
     if context.config.analytics_enabled is not False or not progress or progress.get("globally"):
         context.variables.progress_bars = {"globally": False}  # they flood logs (STACK.md)
