@@ -65,6 +65,15 @@ def test_models_downstream_of_a_source_through_other_models_but_not_tests():
     assert changed_sources.downstream_models(MANIFEST, set()) == set()
 
 
+def test_the_sources_of_tables_loaded_in_the_build_run():
+    """A run that loads a tape before its build selects the models downstream of the tape's
+    tables, whose fingerprints have not changed yet when the run is planned."""
+    assert changed_sources.sources_of(MANIFEST, {"raw.loan_status", "raw.absent"}) == {
+        "source.caot.raw.loan_status"
+    }
+    assert changed_sources.sources_of(MANIFEST, set()) == set()
+
+
 def test_nothing_recorded_means_everything_then_only_what_changed(con):
     current = changed_sources.fingerprints(con, MANIFEST)
     assert current["source.caot.raw.reported"] == "absent"

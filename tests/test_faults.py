@@ -301,6 +301,8 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     # built incrementally from the late period on: the same rows as a build from scratch
     work = tmp_path / "work" / "warehouse.duckdb"
     assert "from " + late + " recomputed" in second.stdout + second.stderr
+    # one period to load: its tape and the build in one Dagster run, as the monthly job does
+    assert f"[1/1] monthly tape {late}, dbt build and publish" in second.stdout
     assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
     assert period_checks(tmp_path) == {p: "SUCCEEDED" for p in periods}
 

@@ -107,6 +107,15 @@ def changed(con, current: dict[str, str]) -> set[str] | None:
     return {source for source, value in current.items() if last.get(source) != value}
 
 
+def sources_of(manifest: dict, tables: set[str]) -> set[str]:
+    """Unique ids of the sources that are these tables ("schema.table")."""
+    return {
+        unique_id
+        for unique_id, source in manifest["sources"].items()
+        if f"{source['schema']}.{source['identifier']}" in tables
+    }
+
+
 def downstream_models(manifest: dict, sources: set[str]) -> set[str]:
     """Unique ids of the models that read any of `sources`, directly or through other models."""
     children = manifest["child_map"]

@@ -49,10 +49,14 @@ def _manifest() -> dict:
 
 
 def models_to_build(
-    con, plan: build_plan.BuildPlan | None = None, sources: dict[str, str] | None = None
+    con,
+    plan: build_plan.BuildPlan | None = None,
+    sources: dict[str, str] | None = None,
+    changing: frozenset[str] = frozenset(),
 ) -> list[dg.AssetKey] | None:
     """The dbt models a build must run: those downstream of a source changed since the last
-    successful build (changed_sources), or None for every model (no build recorded, the dbt code
+    successful build (changed_sources) or of a table in `changing` ("schema.table": loaded in
+    the same run, before the build), or None for every model (no build recorded, the dbt code
     or the deal terms or the schedule changed: build_plan recomputes everything then). `plan`
     and `sources` (the current fingerprints) are computed here when not given."""
     if (plan or build_plan.plan(con, DBT_DIR)).full_refresh:
@@ -61,6 +65,7 @@ def models_to_build(
     changed = changed_sources.changed(con, sources or changed_sources.fingerprints(con, manifest))
     if changed is None:
         return None
+    changed |= changed_sources.sources_of(manifest, set(changing))
     return _asset_keys(changed_sources.downstream_models(manifest, changed))
 
 
