@@ -68,3 +68,11 @@ def test_the_site_configuration_names_the_views_and_is_written_once(tmp_path, mo
     monkeypatch.setattr(AbstractDataContext, "update_data_docs_site", lambda *a: updates.append(a))
     validate(frame, SUITE, tmp_path)
     assert updates == []  # the site is as configured: not rewritten
+
+
+def test_without_a_private_temporary_folder_the_templates_compile_every_build(monkeypatch):
+    def unsafe(**_kwargs):
+        raise RuntimeError("Cannot determine safe temp directory.")
+
+    monkeypatch.setattr(data_docs_views, "FileSystemBytecodeCache", unsafe)
+    assert data_docs_views._bytecode_cache() is None  # the views then compile as Jinja does

@@ -12,7 +12,15 @@ documented way to choose a site's views; the pages are the same (tests/test_data
 from great_expectations.render.view import DefaultJinjaIndexPageView, DefaultJinjaPageView
 from jinja2 import FileSystemBytecodeCache
 
-BYTECODE = FileSystemBytecodeCache(pattern="caot-data-docs-%s.cache")
+
+def _bytecode_cache() -> FileSystemBytecodeCache | None:
+    try:
+        return FileSystemBytecodeCache(pattern="caot-data-docs-%s.cache")
+    except (OSError, RuntimeError):  # no private temporary folder: compile on every build
+        return None
+
+
+BYTECODE = _bytecode_cache()
 
 
 class CompiledOncePageView(DefaultJinjaPageView):
