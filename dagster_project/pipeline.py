@@ -214,11 +214,15 @@ def _run(periods: list[str] | None, instance: dg.DagsterInstance, ingest_only: b
     to_load = pending(warehouse, periods)
     if len(to_load) < len(periods):
         print(f"{len(periods) - len(to_load)} periods already loaded as delivered", flush=True)
+
+    def build_run() -> list:  # with the Section 2.3 validation if the loaded schedule needs it
+        return build_assets(validating=not register_current(warehouse))
+
     if not ingest_only and not steps and not validating and len(to_load) == 1:
         # The monthly case, one period to load on a loaded history: its tape and the build in one
         # run, as the monthly job runs them (a run's start and end cost about 0.6 s).
         label = f"monthly tape {to_load[0]}, dbt build and publish"
-        steps.append((label, build_assets, {"partition_key": to_load[0]}))
+        steps.append((label, lambda: [monthly_tape, *build_run()], {"partition_key": to_load[0]}))
     else:
         for stretch in contiguous(to_load):
             label = f"monthly tapes {stretch[0]}..{stretch[-1]} ({len(stretch)} periods)"
@@ -228,16 +232,14 @@ def _run(periods: list[str] | None, instance: dg.DagsterInstance, ingest_only: b
             }
             steps.append((label, [monthly_tape], {"tags": partition_range}))
         if not ingest_only:
-            steps.append(("dbt build and publish", build_assets, {}))
+            steps.append(("dbt build and publish", build_run, {}))
         elif validating:
             steps.append(("Section 2.3 validation of the schedule", [eligibility_register], {}))
     for number, (label, assets_of_run, partitions) in enumerate(steps, start=1):
         started = time.perf_counter()
         print(f"[{number}/{len(steps)}] {label} ...", flush=True)
-        if assets_of_run is build_assets:  # the schedule is loaded now: is it validated?
-            assets_of_run = build_assets(validating=not register_current(warehouse))
-            if "partition_key" in partitions:
-                assets_of_run = [monthly_tape, *assets_of_run]
+        if callable(assets_of_run):  # a build: decided now that the schedule is loaded
+            assets_of_run = assets_of_run()
         elif validating and monthly_tape in assets_of_run:
             preload.start()
         result = dg.materialize(
