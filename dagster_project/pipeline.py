@@ -28,8 +28,8 @@ import duckdb
 
 from dagster_project import preload
 from dagster_project import warehouse as warehouse_files
+from dagster_project.checksums import sha256
 from dagster_project.definitions import defs
-from dagster_project.generator.writers import sha256
 from dagster_project.ingestion.assets import (
     deal_terms,
     market_inputs,

@@ -6,8 +6,8 @@ import shutil
 import duckdb
 from conftest import run_pipeline
 
+from dagster_project.checksums import sha256
 from dagster_project.deal import PROJECT_ROOT
-from dagster_project.generator.writers import sha256
 from dagster_project.ingestion.assets import reference_inputs_loaded
 from dagster_project.resources import WarehouseResource
 

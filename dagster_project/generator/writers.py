@@ -1,11 +1,12 @@
 """Write the generated deal as a servicer would deliver it: CSV (or Parquet) files per period."""
 
-import hashlib
 import json
 from pathlib import Path
 
 import duckdb
 import pandas as pd
+
+from dagster_project.checksums import sha256
 
 SCHEDULE_MONEY = ("amount_financed", "scheduled_payment", "principal_balance")
 TAPE_MONEY = (
@@ -69,14 +70,6 @@ def write_schedule(frame: pd.DataFrame, path: Path) -> None:
         SCHEDULE_MONEY,
         extra_sql=[("apr", '("apr" * 0.000001::decimal(7, 6))::decimal(8, 6)')],
     )
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def write_delivery(tape, folder: Path, extension: str) -> None:

@@ -8,7 +8,7 @@ import duckdb
 
 from dagster_project import warehouse as warehouse_files
 from dagster_project.business_calendar import period_for_collection_month
-from dagster_project.generator.writers import sha256
+from dagster_project.checksums import sha256
 from dagster_project.ingestion import ex102, schemas
 from dagster_project.ingestion.deal_tables import deal_tables_current, load_deal_tables
 from dagster_project.ingestion.loader import (

@@ -17,7 +17,7 @@ import dagster as dg
 import duckdb
 
 from dagster_project import warehouse as warehouse_files
-from dagster_project.generator.writers import sha256
+from dagster_project.checksums import sha256
 from dagster_project.ingestion.assets import tape_files
 from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.ingestion.monthly_job import monthly_servicing_job

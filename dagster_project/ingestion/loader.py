@@ -12,7 +12,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dagster_project.generator.writers import sha256
+from dagster_project.checksums import sha256
 from dagster_project.ingestion.schemas import FileSchema
 from dagster_project.ingestion.validation import (
     Finding,
