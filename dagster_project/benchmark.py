@@ -42,6 +42,11 @@ SHELF_SKIPS = {
     "reference": "the plain-Python reference holds every receivable-period in memory "
     "(8.7 GB at the full scale, so about 90 GB here)",
 }
+DBT_STAGE = "dbt build (bare CLI)"
+STARTUP_STAGE = "dbt start-up (trivial dbt run)"  # dbt's fixed cost, taken from DBT_STAGE
+WHOLE_STAGE = "whole pipeline (raw files to reports)"
+REFERENCE_STAGE = "plain-Python reference"
+FLOOR_STAGE = "DuckDB floor (raw tapes to pool, one query)"
 PYTHON = sys.executable
 DBT = str(Path(sys.executable).parent / "dbt")
 
@@ -199,11 +204,10 @@ def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) ->
     env = isolated_environment(inputs, folder / "staged")
     pipeline = [PYTHON, "-m", "dagster_project.pipeline"]
     stages.append(_measure(scale, "ingestion", [*pipeline, "--ingest-only"], env, rows))
-    stages.append(_measure(scale, "dbt build (bare CLI)", [DBT, "build", "--quiet"], env, rows))
+    stages.append(_measure(scale, DBT_STAGE, [DBT, "build", "--quiet"], env, rows))
     models = _slowest_models()
-    trivial = _measure(scale, "dbt start-up (trivial dbt run)",
-                       [DBT, "run", "--quiet", "--select", "stg_deal__terms"], env)  # fmt: skip
-    stages.append(trivial)
+    trivial_run = [DBT, "run", "--quiet", "--select", "stg_deal__terms"]
+    stages.append(_measure(scale, STARTUP_STAGE, trivial_run, env))
     work = env["CAOT_WAREHOUSE_WORK"]
     validation = (
         "import duckdb; from dagster_project.deal import load_deal; "
@@ -220,29 +224,34 @@ def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) ->
         print(f"  (not run at this scale: {skipped}: {why})", flush=True)
     if "whole" not in skips:
         whole_env = isolated_environment(inputs, folder / "whole")
-        stages.append(
-            _measure(scale, "whole pipeline (raw files to reports)", pipeline, whole_env, rows)
-        )
+        stages.append(_measure(scale, WHOLE_STAGE, pipeline, whole_env, rows))
     if "incremental" not in skips:
         stages.append(_one_new_month(scale, folder, inputs, pipeline))
     if "reference" not in skips:
         reference = [PYTHON, str(PROJECT_ROOT / "tests" / "reference" / "from_files.py"),
                      str(inputs)]  # fmt: skip
         reference_env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT / "tests")}
-        stages.append(_measure(scale, "plain-Python reference", reference, reference_env, rows))
+        stages.append(_measure(scale, REFERENCE_STAGE, reference, reference_env, rows))
 
     started = time.perf_counter()
     duckdb.connect().execute(FLOOR, [tapes]).fetchall()
     floor = time.perf_counter() - started
-    stages.append(Stage(scale, "DuckDB floor (raw tapes to pool, one query)", round(floor, 3),
-                        0.0, rows, "in-process"))  # fmt: skip
+    stages.append(Stage(scale, FLOOR_STAGE, round(floor, 3), 0.0, rows, "in-process"))
     print(f"  {'DuckDB floor':<38} {floor:8.3f} s", flush=True)
 
-    by = {s.stage: s for s in stages}
-    dbt_own = by["dbt build (bare CLI)"].seconds - trivial.seconds
-    whole = by.get("whole pipeline (raw files to reports)")
-    reference = by.get("plain-Python reference")
-    summary = {
+    return summarize(scale, receivables, rows, stages, models)
+
+
+def summarize(scale: str, receivables: int, rows: int, stages: list[Stage], models) -> dict:
+    """One scale's summary from the stages measured at it (`stages` also holds the smaller
+    scales' stages: a stage not run at this scale, such as the reference at the shelf, has no
+    ratio here rather than a smaller scale's)."""
+    by = {s.stage: s for s in stages if s.scale == scale}
+    floor = by[FLOOR_STAGE].seconds
+    dbt_own = by[DBT_STAGE].seconds - by[STARTUP_STAGE].seconds
+    whole = by.get(WHOLE_STAGE)
+    reference = by.get(REFERENCE_STAGE)
+    return {
         "scale": scale,
         "receivables": receivables,
         "receivable_periods": rows,
@@ -252,9 +261,11 @@ def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) ->
         "reference_over_whole_pipeline": (
             round(reference.seconds / whole.seconds, 2) if reference and whole else None
         ),
-        "pipeline_peak_rss_mb": max(s.peak_rss_mb for s in stages if s.stage != "generation"),
+        # the pipeline's own stages: not the generator, not the reference it is compared with
+        "pipeline_peak_rss_mb": max(
+            s.peak_rss_mb for s in by.values() if s.stage not in ("generation", REFERENCE_STAGE)
+        ),
     }
-    return summary
 
 
 EX102_RECORD = (

@@ -1,0 +1,47 @@
+"""The benchmark's summary of a scale reads only that scale's stages."""
+
+from dagster_project.benchmark import (
+    DBT_STAGE,
+    FLOOR_STAGE,
+    REFERENCE_STAGE,
+    STARTUP_STAGE,
+    WHOLE_STAGE,
+    Stage,
+    summarize,
+)
+
+
+def _scale(scale: str, seconds: dict[str, float], rss: dict[str, float]) -> list[Stage]:
+    return [
+        Stage(scale, stage, value, rss.get(stage, 0.0), 100) for stage, value in seconds.items()
+    ]
+
+
+def test_a_stage_not_run_at_the_larger_scale_gets_no_ratio_there():
+    full = _scale(
+        "full",
+        {
+            "generation": 18,
+            "ingestion": 29,
+            DBT_STAGE: 25,
+            STARTUP_STAGE: 4,
+            WHOLE_STAGE: 60,
+            REFERENCE_STAGE: 90,
+            FLOOR_STAGE: 9,
+        },  # fmt: skip
+        {"generation": 250, "ingestion": 1100, DBT_STAGE: 2400, REFERENCE_STAGE: 9000},
+    )
+    shelf = _scale(
+        "shelf",
+        {"generation": 336, "ingestion": 312, DBT_STAGE: 456, STARTUP_STAGE: 5, FLOOR_STAGE: 31},
+        {"generation": 2500, "ingestion": 4400, DBT_STAGE: 4700},
+    )
+    at_full = summarize("full", 63_500, 100, full, [])
+    assert at_full["reference_over_whole_pipeline"] == 1.5
+    assert at_full["dbt_own_work_over_floor"] == round(21 / 9, 1)
+    # the reference (9 GB) is what the pipeline is compared with, not part of it
+    assert at_full["pipeline_peak_rss_mb"] == 2400
+    at_shelf = summarize("shelf", 1_350_000, 100, full + shelf, [])
+    assert at_shelf["reference_over_whole_pipeline"] is None  # not the full scale's 1.5
+    assert at_shelf["pipeline_peak_rss_mb"] == 4700  # not the full scale's reference
+    assert at_shelf["dbt_own_work_over_floor"] == round(451 / 31, 1)
