@@ -100,3 +100,32 @@ def test_a_forked_child_does_not_inherit_the_open_connections(tmp_path):
             assert conn.exec_driver_sql("select 1").scalar() == 1
     finally:
         storage.dispose()
+
+
+def test_a_table_or_column_found_in_the_index_is_remembered_one_missing_is_asked_again(
+    tmp_path, monkeypatch
+):
+    storage = dagster_instance.PooledSqliteEventLogStorage(str(tmp_path))
+    asked = []
+    parent = dagster_instance.SqliteEventLogStorage
+    has_table, has_column = parent.has_table, parent._has_asset_key_col_on_connection
+    monkeypatch.setattr(
+        parent, "has_table", lambda self, name: asked.append(name) or has_table(self, name)
+    )
+    monkeypatch.setattr(
+        parent,
+        "_has_asset_key_col_on_connection",
+        lambda self, conn, name: asked.append(name) or has_column(self, conn, name),
+    )
+    try:
+        assert storage.supports_asset_checks and storage.supports_asset_checks
+        assert storage.has_asset_key_index_cols() and storage.has_asset_key_index_cols()
+        # the second answers were remembered
+        assert asked == ["asset_check_executions", "last_materialization_timestamp"]
+        assert not storage.has_table("added_by_a_later_migration")
+        with storage.index_connection() as conn:
+            conn.exec_driver_sql("create table added_by_a_later_migration (id integer)")
+        assert storage.has_table("added_by_a_later_migration")  # asked again, found now
+        assert asked.count("added_by_a_later_migration") == 2
+    finally:
+        storage.dispose()
