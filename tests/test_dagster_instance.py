@@ -129,3 +129,86 @@ def test_a_table_or_column_found_in_the_index_is_remembered_one_missing_is_asked
         assert asked.count("added_by_a_later_migration") == 2
     finally:
         storage.dispose()
+
+
+DAYS = dg.DailyPartitionsDefinition(start_date="2026-01-01", end_date="2026-01-06")
+
+
+@dg.multi_asset(  # a stretch of partitions in one run, as the pipeline loads the monthly tapes
+    specs=[dg.AssetSpec("daily_numbers")],
+    partitions_def=DAYS,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+)
+def daily_numbers() -> None:
+    pass
+
+
+def _tally(events) -> dict:
+    counts = {}
+    for entry in events:
+        key = (
+            entry.dagster_event_type,
+            entry.dagster_event.partition if entry.dagster_event else None,
+        )
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def test_a_batch_of_events_is_stored_as_dagster_stores_them_one_by_one(
+    project_instance, monkeypatch
+):
+    instance, home = project_instance
+    storage = instance.event_log_storage
+    batches = []
+    store_batch = type(storage).store_event_batch
+    monkeypatch.setattr(
+        type(storage),
+        "store_event_batch",
+        lambda self, events: batches.append(len(events)) or store_batch(self, events),
+    )
+    backfill = {
+        "dagster/asset_partition_range_start": "2026-01-01",
+        "dagster/asset_partition_range_end": "2026-01-05",
+    }
+    batched = dg.materialize([daily_numbers], instance=instance, tags=backfill)
+    # the run's five planned materializations, then the step's five materializations
+    assert batched.success and batches == [5, 5]
+    monkeypatch.setenv("DAGSTER_EVENT_BATCH_SIZE", "0")  # Dagster's switch: one event at a time
+    single = dg.materialize([daily_numbers], instance=instance, tags=backfill)
+    assert single.success and batches == [5, 5]
+
+    default = DagsterSqliteStorage.from_local(str(home))  # Dagster's own classes read both back
+    try:
+        read = default.event_log_storage.get_logs_for_run
+        assert _tally(read(batched.run_id)) == _tally(read(single.run_id))
+        indexed = default.event_log_storage.get_event_records(  # the cross-run index
+            dg.EventRecordsFilter(
+                dg.DagsterEventType.ASSET_MATERIALIZATION, asset_key=dg.AssetKey("daily_numbers")
+            )
+        )
+        partitions = sorted(record.partition_key for record in indexed)
+        assert partitions == sorted(f"2026-01-0{day}" for day in range(1, 6) for _ in range(2))
+    finally:
+        default.dispose()
+
+
+def test_a_batch_that_fails_keeps_none_of_its_events(project_instance, monkeypatch):
+    instance, _ = project_instance
+    result = dg.materialize([numbers], instance=instance)
+    storage = instance.event_log_storage
+    before = len(storage.get_logs_for_run(result.run_id))
+    events = list(storage.get_logs_for_run(result.run_id))[:3]
+    store_event = type(storage).store_event
+    stored = []
+
+    def fail_at_the_third(self, entry):
+        if len(stored) == 2:
+            raise RuntimeError("disk full")
+        stored.append(entry)
+        store_event(self, entry)
+
+    monkeypatch.setattr(type(storage), "store_event", fail_at_the_third)
+    with pytest.raises(RuntimeError, match="disk full"):
+        storage.store_event_batch(events)
+    assert len(stored) == 2
+    assert len(storage.get_logs_for_run(result.run_id)) == before  # the first two rolled back
