@@ -182,25 +182,13 @@ def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) ->
     folder = out / scale
     shutil.rmtree(folder, ignore_errors=True)
     inputs = folder / "inputs"
-    stages.append(
-        _measure(
-            scale,
-            "generation",
-            [
-                PYTHON,
-                "-m",
-                "dagster_project.generator",
-                "--receivables",
-                str(receivables),
-                "--out",
-                str(inputs),
-            ],
-            dict(os.environ),
-        )  # fmt: skip
-    )
+    generator = [PYTHON, "-m", "dagster_project.generator", "--receivables", str(receivables),
+                 "--out", str(inputs)]  # fmt: skip
+    generation = _measure(scale, "generation", generator, dict(os.environ))
+    stages.append(generation)
     tapes = str(inputs / "deliveries" / "*" / "loan_status.csv")
     rows = duckdb.connect().execute("select count(*) from read_csv(?)", [tapes]).fetchone()[0]
-    stages[0].rows = rows
+    generation.rows = rows  # this scale's (the list also holds the smaller scales' stages)
     env = isolated_environment(inputs, folder / "staged")
     pipeline = [PYTHON, "-m", "dagster_project.pipeline"]
     stages.append(_measure(scale, "ingestion", [*pipeline, "--ingest-only"], env, rows))
