@@ -85,3 +85,31 @@ def test_performance_report_has_every_plot(built_warehouse):
     assert performance.count("data:image/png;base64,") == 7
     for title in ("Pool Balance and Note Balances", "Delinquency", "Cumulative net loss", "CPR"):
         assert title in performance
+
+
+class _Cycle:
+    """An object in a reference cycle: garbage only the garbage collector frees."""
+
+    def __init__(self, **attributes):
+        self.__dict__.update(attributes, cycle=self)
+
+
+def test_a_rendering_worker_does_not_collect_the_garbage_it_inherits():
+    """A DuckDB connection left in a reference cycle, collected in a forked worker, closes a
+    database whose threads exist only in the parent: the worker dies (as in CI, 2026-12-04)."""
+    import gc
+
+    from dagster_project.reports.render_pool import render_pool
+
+    gc.collect()
+    gc.disable()  # the parent must not collect the cycle before the fork
+    try:
+        con = duckdb.connect()
+        con.execute("select sum(i) from range(10000000) t(i)").fetchall()  # its threads start
+        _Cycle(con=con)
+        del con
+        with render_pool() as pool:
+            collected = [job.result() for job in [pool.submit(gc.collect) for _ in range(4)]]
+    finally:
+        gc.enable()
+    assert len(collected) == 4

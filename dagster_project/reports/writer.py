@@ -12,7 +12,6 @@ comes from the DECIMAL columns as text.
 """
 
 import html
-import multiprocessing as mp
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -33,9 +32,9 @@ from dagster_project.reports.document import (
 from dagster_project.reports.html_render import render_html
 from dagster_project.reports.pdf_render import render_pdf
 from dagster_project.reports.performance import PLOTS, draw, render_performance
+from dagster_project.reports.render_pool import render_pool
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CORES = os.cpu_count() or 1
 
 POOL_SQL = """
 with cert as (
@@ -109,7 +108,7 @@ class _Writer:
             for document, path in self.pending:
                 render_pdf(document, path)
             return
-        with ProcessPoolExecutor(max_workers=CORES) as pool:
+        with render_pool() as pool:
             list(pool.map(render_pdf, *zip(*self.pending, strict=True), chunksize=8))
 
 
@@ -120,7 +119,7 @@ def write_reports(
     (out / "certificates").mkdir(parents=True, exist_ok=True)
     (out / "statements").mkdir(parents=True, exist_ok=True)
     # the plots draw in other processes, on every core, while this one writes the documents
-    with ProcessPoolExecutor(max_workers=CORES, mp_context=mp.get_context("fork")) as plotter:
+    with render_pool() as plotter:
         return _write_reports(published, out, reuse, plotter)
 
 
