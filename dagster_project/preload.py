@@ -14,6 +14,12 @@ import threading
 from dagster_project.quality import validation
 
 LATER_STEPS = ("dagster_project.reports.writer",)
+# Imported by the calling thread before the thread starts: modules the thread would import and
+# this one calls into meanwhile. SQLAlchemy's ORM (Great Expectations imports it) registers its
+# inspection of every object as its import begins; Dagster's storage, selecting in this thread,
+# then called into the half-imported module and the step failed ("partially initialized module
+# 'sqlalchemy.orm.exc'", in CI on 2026-12-04). About 0.3 s, while dbt or DuckDB works.
+SHARED_MODULES = ("sqlalchemy.orm",)
 
 
 def _import_later_steps() -> None:
@@ -31,6 +37,8 @@ _started: list[threading.Thread] = []
 def start() -> threading.Thread:
     """Start importing in the background, once per process; returns the (daemon) thread."""
     if not _started:
+        for name in SHARED_MODULES:
+            importlib.import_module(name)
         thread = threading.Thread(
             target=_import_later_steps, name="import-later-steps", daemon=True
         )

@@ -52,3 +52,24 @@ def test_the_pipeline_command_imports_no_later_step_library_before_its_first_run
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_the_calling_thread_can_use_sqlalchemy_while_the_thread_imports():
+    """Dagster's storage selects with SQLAlchemy while the thread imports Great Expectations (and
+    with it SQLAlchemy's ORM): no call may meet a half-imported module."""
+    code = (
+        "import dagster, sqlalchemy\n"
+        "from dagster_project import preload\n"
+        "thread, calls, errors = preload.start(), 0, set()\n"
+        "while thread.is_alive():\n"
+        "    calls += 1\n"
+        "    try:\n"
+        "        sqlalchemy.select(1)\n"
+        "    except Exception as error:\n"
+        "        errors.add(repr(error))\n"
+        "print(calls > 1000, sorted(errors))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    ).stdout
+    assert out.strip() == "True []"
