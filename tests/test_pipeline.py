@@ -159,3 +159,14 @@ def test_a_rerun_with_nothing_changed_runs_no_model_and_a_partial_build_is_not_r
     # no fingerprints known: every model runs (no "N of M" selection), and the build counts
     assert "models to rebuild" not in capsys.readouterr().out
     assert builds() == recorded + 1
+
+
+def test_every_dbt_test_is_an_asset_check_in_dagster():
+    """A dbt test Dagster cannot attach to one model is only logged as an observation, with no
+    pass or fail on any asset: the singular tests over several models name theirs in
+    `meta.dagster.ref`."""
+    from dagster_project.transformation.dbt_assets import warehouse_models
+
+    manifest = json.loads((PROJECT_ROOT / "dbt" / "target" / "manifest.json").read_text())
+    tests = {n["name"] for n in manifest["nodes"].values() if n["resource_type"] == "test"}
+    assert tests == {key.name for key in warehouse_models.check_keys}

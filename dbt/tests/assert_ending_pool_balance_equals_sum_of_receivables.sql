@@ -1,4 +1,6 @@
 -- Art. I "Pool Balance": the aggregate Principal Balance of the Receivables at the period end.
+-- in Dagster, an asset check on the model it is about (it reads several)
+{{ config(meta={'dagster': {'ref': {'name': 'fct_pool_period'}}}) }}
 with receivables as (
     select collection_period, sum(ending_balance) as receivable_total
     from {{ ref('fct_receivable_period') }}

@@ -2,6 +2,8 @@
 -- cent of obligor payments is interest, fees or principal, Liquidation Proceeds (received on a
 -- Defaulted Receivable) or excluded (received on a Purchased Receivable), and the pool moves by
 -- exactly the principal, purchases and defaults.
+-- in Dagster, an asset check on the model it is about (it reads several)
+{{ config(meta={'dagster': {'ref': {'name': 'fct_receivable_period'}}}) }}
 with transactions as (
     select collection_period, sum(transaction_amount) as paid
     from {{ ref('stg_servicer__payment_transactions') }}

@@ -1,5 +1,7 @@
 -- No class balance, unpaid amount, account or remaining fund goes negative; no class is paid more
 -- principal than it owes or more interest than is due.
+-- in Dagster, an asset check on the model it is about (it reads several)
+{{ config(meta={'dagster': {'ref': {'name': 'fct_waterfall'}}}) }}
 select 'note' as what, distribution_date, class_id as item
 from {{ ref('fct_note_distribution') }}
 where ending_balance < 0 or interest_shortfall_amount < 0 or principal_paid_amount > beginning_balance

@@ -1,5 +1,7 @@
 -- Ending Note Balance plus overcollateralization equals the Pool Balance (lines 8 end, 11, 5),
 -- and the certificate's Note Balance is the sum of the class balances.
+-- in Dagster, an asset check on the model it is about (it reads several)
+{{ config(meta={'dagster': {'ref': {'name': 'rpt_servicer_certificate'}}}) }}
 with cert as (
     select
         distribution_date,
