@@ -18,7 +18,7 @@ Dagster's own, so an instance can switch between this and Dagster's default at a
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 
 import yaml
@@ -126,8 +126,8 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
                 yield conn
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
-        """Events Dagster sends as one batch (when DAGSTER_EVENT_BATCH_SIZE is set: a run's planned
-        materializations and checks, a partitioned step's materializations) stored in one
+        """Events Dagster sends as one batch (a run's planned materializations and checks, a
+        partitioned step's materializations; see EVENT_BATCH_SIZE) stored in one
         transaction per database file instead of two or three per event. If one fails, none is
         kept: Dagster then stores them one at a time."""
         shards = [INDEX_SHARD_NAME, *dict.fromkeys(event.run_id for event in events)]
@@ -144,18 +144,18 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
     # asset or check event it stores, opening a new engine for each table it asks about: about
     # 0.6 s of a full-size run. Migrations add tables and columns and never drop them, so what
     # was found is remembered; what was not is asked again (a migration may add it meanwhile).
+    def _found(self, name: str, ask: Callable[[], bool]) -> bool:
+        if name not in self._schema_found and ask():
+            self._schema_found.add(name)
+        return name in self._schema_found
+
     def has_table(self, table_name: str) -> bool:
-        if table_name not in self._schema_found and super().has_table(table_name):
-            self._schema_found.add(table_name)
-        return table_name in self._schema_found
+        ask = super().has_table
+        return self._found(table_name, lambda: ask(table_name))
 
     def _has_asset_key_col_on_connection(self, conn: Connection, column_name: str) -> bool:
-        found = f"asset_keys.{column_name}"
-        if found not in self._schema_found and super()._has_asset_key_col_on_connection(
-            conn, column_name
-        ):
-            self._schema_found.add(found)
-        return found in self._schema_found
+        ask = super()._has_asset_key_col_on_connection
+        return self._found(f"asset_keys.{column_name}", lambda: ask(conn, column_name))
 
     def dispose(self) -> None:
         with self._db_lock:
