@@ -27,10 +27,12 @@ PERIODS = 12  # the first year of the small deal keeps these runs short
 
 
 def _work(tmp_path: Path, rows: int) -> Path:
+    """The working file with `rows` rows, written as the pipeline writes it: after the background
+    copy a publication left running (a raw connection raced it: the copy of the previous
+    publication could land over these rows, and the test then failed now and then)."""
     work = tmp_path / "work.duckdb"
-    con = duckdb.connect(str(work))
-    con.execute("create or replace table t as select range as x from range(?)", [rows])
-    con.close()
+    with warehouse_files.connect(work) as con:
+        con.execute("create or replace table t as select range as x from range(?)", [rows])
     return work
 
 
