@@ -9,6 +9,8 @@ which reports the error.
 """
 
 import importlib
+import os
+import sys
 import threading
 
 from dagster_project.quality import validation
@@ -22,7 +24,16 @@ LATER_STEPS = ("dagster_project.reports.writer",)
 SHARED_MODULES = ("sqlalchemy.orm",)
 
 
+# The thread's scheduling priority (Linux nice value, per thread there): lowest, so that the imports
+# take the CPU dbt and DuckDB leave idle rather than slowing the build they wait for (a month's dbt
+# build 4.6 -> 4.3 s measured). A step that needs a module before the thread is done waits on
+# the import lock as before, and then the thread has the CPU to itself.
+NICENESS = 19
+
+
 def _import_later_steps() -> None:
+    if sys.platform == "linux":  # elsewhere a thread id is not a process id for setpriority
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
     try:
         validation.great_expectations()
         for name in LATER_STEPS:

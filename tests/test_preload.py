@@ -1,5 +1,6 @@
 """The later steps' libraries are imported in a thread while the tapes load or dbt builds."""
 
+import os
 import subprocess
 import sys
 import threading
@@ -10,7 +11,8 @@ from dagster_project.quality import validation
 
 def test_the_later_steps_modules_are_imported_in_a_background_thread(tmp_path, monkeypatch):
     (tmp_path / "caot_later_step.py").write_text(
-        "import threading\nTHREAD = threading.current_thread().name\n"
+        "import os, threading\nTHREAD = threading.current_thread().name\n"
+        "NICE = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "caot_later_step", raising=False)
@@ -22,6 +24,9 @@ def test_the_later_steps_modules_are_imported_in_a_background_thread(tmp_path, m
     thread.join(timeout=30)
     assert loaded == ["gx"]
     assert sys.modules["caot_later_step"].THREAD == thread.name != threading.current_thread().name
+    if sys.platform == "linux":  # the imports take only the CPU the build leaves idle
+        own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        assert sys.modules["caot_later_step"].NICE == preload.NICENESS > own
     # a second start (the build step, after the pipeline started it for the validation) is a no-op
     assert preload.start() is thread
     assert loaded == ["gx"]

@@ -14,12 +14,20 @@ terms as (
     select * from {{ ref('stg_deal__terms') }}
 ),
 
-balances as (
+all_balances as (
     select * from {{ ref('int_receivable_period__principal_balances') }}
+),
+
+-- only the receivables in the breach register (a few dozen of the pool): the loan-level tables
+-- are read for them alone
+balances as (
+    select * from all_balances
+    where receivable_id in (select receivable_id from exceptions)
 ),
 
 receivable_periods as (
     select * from {{ ref('fct_receivable_period') }}
+    where receivable_id in (select receivable_id from exceptions)
 ),
 
 cure_days as (
@@ -84,7 +92,7 @@ at_due as (
         (balances.apr * 1000000)::bigint as apr_e6,
         exits.default_period_number,
         exits.paid_off_period_number,
-        (select max(period_number) from balances) as last_loaded_period_number
+        (select max(period_number) from all_balances) as last_loaded_period_number
     from due
     left join balances
         on due.receivable_id = balances.receivable_id and due.due_period_number = balances.period_number
