@@ -8,6 +8,10 @@ is one run: its tape, the build and publication, as the monthly job runs them.
 """
 
 if __name__ == "__main__":
+    # The imports' objects are kept out of the garbage collector's walks (frozen_imports.py).
+    from dagster_project import frozen_imports as _frozen_imports
+
+    _frozen_imports.begin()
     # The command line starts dbt's process first, so that it imports dbt while this process
     # imports Dagster (about 2 s) and loads the tapes (transformation/dbt_process.py).
     from dagster_project import warehouse as _warehouse
@@ -297,4 +301,5 @@ def exit_now(code: int) -> None:
 
 
 if __name__ == "__main__":
+    _frozen_imports.end()
     exit_now(main())

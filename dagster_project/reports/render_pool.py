@@ -22,9 +22,13 @@ CORES = os.cpu_count() or 1
 @contextmanager
 def render_pool() -> Iterator[ProcessPoolExecutor]:
     """A pool of one worker per core, forked (its workers start at its first task)."""
+    # A process that froze its imports at its start (frozen_imports.py) keeps them frozen, with
+    # what this freezes: it ends after its run. Any other unfreezes all when the pool is done.
+    frozen_before = gc.get_freeze_count() > 0
     gc.freeze()
     try:
         with ProcessPoolExecutor(max_workers=CORES, mp_context=mp.get_context("fork")) as pool:
             yield pool
     finally:
-        gc.unfreeze()
+        if not frozen_before:
+            gc.unfreeze()

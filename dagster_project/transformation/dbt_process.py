@@ -29,6 +29,8 @@ from contextlib import contextmanager, redirect_stdout, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from dagster_project import frozen_imports
+
 SOCKET_ENV = "CAOT_DBT_PRESTARTED"  # the waiting process's socket, for `caot-dbt`
 PARTIAL_PARSE = "partial_parse.msgpack"  # dbt's parse state, in its target folder
 STOP_SECONDS = 10  # an unused waiting process gets this long to end, then is killed
@@ -102,9 +104,10 @@ def serve(listening: int, path: str, parent: int, warm_up: dict) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda _number, _frame: _exit(0))
     listener = socket.socket(fileno=listening)
-    for module in PRELOAD:
-        __import__(module)
-    _warm_up(**warm_up)
+    with frozen_imports.frozen():  # out of the garbage collector's walks, as the pipeline's
+        for module in PRELOAD:
+            __import__(module)
+        _warm_up(**warm_up)
     listener.settimeout(1.0)
     while True:
         try:
