@@ -174,8 +174,19 @@ seeds as (
             last.known_default_period_number as prior_default_period_number,
             last.known_purchase_period_number as prior_purchase_period_number
         from (
-            select receivable_id, arg_max(kept, kept.period_number) as last
-            from {{ this }} as kept
+            -- the fields the seed needs, not the whole row (a struct of every column, built for
+            -- each of the millions of kept rows, took 0.1 s of a month's build)
+            select
+                receivable_id,
+                arg_max({
+                    'period_number': period_number,
+                    'simple_interest_balance_cents': simple_interest_balance_cents,
+                    'unpaid_interest_cents': unpaid_interest_cents,
+                    'last_accrual_date': last_accrual_date,
+                    'known_default_period_number': known_default_period_number,
+                    'known_purchase_period_number': known_purchase_period_number
+                }, period_number) as last
+            from {{ this }}
             where receivable_id in (select receivable_id from spine)
             group by receivable_id
         )

@@ -12,7 +12,6 @@ periods as (
 outcomes as (
     select
         receivable_id,
-        max(period_number) as last_period_number,
         min(collection_period) filter (where is_default_period) as default_collection_period,
         min(collection_period) filter (where is_purchase_period) as purchase_collection_period,
         min(collection_period) filter (where not is_outstanding and not is_defaulted and not is_purchased)
@@ -21,9 +20,7 @@ outcomes as (
         sum(defaulted_principal_amount) as defaulted_principal_amount,
         sum(liquidation_proceeds_amount) as liquidation_proceeds_amount,
         sum(net_loss_amount) as net_loss_amount,
-        sum(purchase_principal_amount + purchase_interest_amount) as purchase_amount,
-        bool_or(is_outstanding and period_number = (select max(period_number) from periods))
-        as is_outstanding_at_last_period
+        sum(purchase_principal_amount + purchase_interest_amount) as purchase_amount
     from periods
     group by receivable_id
 ),
