@@ -10,14 +10,17 @@ from dagster_project.reports.render_pool import render_pool
 
 def test_the_block_runs_without_collections_and_its_objects_end_frozen():
     assert gc.get_freeze_count() == 0
+    thresholds = gc.get_threshold()
     try:
         with frozen_imports.frozen():
             assert not gc.isenabled()
             made = [[] for _ in range(1000)]
         assert gc.isenabled()
         assert gc.get_freeze_count() >= len(made)
+        assert gc.get_threshold() == frozen_imports.THRESHOLDS  # fewer collections afterwards
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
         gc.enable()
 
 
@@ -44,7 +47,7 @@ def test_the_pipeline_command_freezes_its_imports_before_it_runs():
         "dbt_process.start_early = lambda work: None\n"
         "seen = []\n"
         "def parse_args(self, *args, **kwargs):\n"
-        "    seen.append((gc.isenabled(), gc.get_freeze_count()))\n"
+        "    seen.append((gc.isenabled(), gc.get_freeze_count(), gc.get_threshold()))\n"
         "    raise SystemExit(0)\n"
         "argparse.ArgumentParser.parse_args = parse_args\n"
         "try:\n"
@@ -56,6 +59,7 @@ def test_the_pipeline_command_freezes_its_imports_before_it_runs():
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout
-    [(enabled, frozen)] = eval(out)  # noqa: S307 - our own subprocess's printed list
+    [(enabled, frozen, thresholds)] = eval(out)  # noqa: S307 - our own subprocess's printed list
     assert enabled
     assert frozen > 100_000  # Dagster's, dbt's and the project's objects
+    assert thresholds == frozen_imports.THRESHOLDS
