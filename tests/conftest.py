@@ -32,6 +32,13 @@ def small_deal(tmp_path_factory) -> Path:
     return out
 
 
+def python_output(code: str, timeout: float = 120) -> str:
+    """What `code` prints, run in a fresh interpreter (imports as a command has them)."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=timeout
+    ).stdout
+
+
 def run_pipeline(paths: dict) -> int:
     """Run the real pipeline with the warehouse paths of `paths`, in a test Dagster instance."""
     import dagster as dg

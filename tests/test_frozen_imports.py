@@ -1,8 +1,8 @@
 """The short-lived processes keep their libraries' objects out of the garbage collector's walks."""
 
 import gc
-import subprocess
-import sys
+
+from conftest import python_output
 
 from dagster_project import frozen_imports
 from dagster_project.reports.render_pool import render_pool
@@ -56,9 +56,7 @@ def test_the_pipeline_command_freezes_its_imports_before_it_runs():
         "    pass\n"
         "print(seen)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    ).stdout
+    out = python_output(code)
     [(enabled, frozen, thresholds)] = eval(out)  # noqa: S307 - our own subprocess's printed list
     assert enabled
     assert frozen > 100_000  # Dagster's, dbt's and the project's objects

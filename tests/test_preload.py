@@ -1,9 +1,10 @@
 """The later steps' libraries are imported in a thread while the tapes load or dbt builds."""
 
 import os
-import subprocess
 import sys
 import threading
+
+from conftest import python_output
 
 from dagster_project import preload
 from dagster_project.quality import validation
@@ -53,9 +54,7 @@ def test_the_pipeline_command_imports_no_later_step_library_before_its_first_run
         "import sys, dagster_project.pipeline\n"
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({later!r})))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    ).stdout
+    out = python_output(code)
     assert out.strip() == "[]"
 
 
@@ -74,7 +73,5 @@ def test_the_calling_thread_can_use_sqlalchemy_while_the_thread_imports():
         "        errors.add(repr(error))\n"
         "print(calls > 1000, sorted(errors))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
-    ).stdout
+    out = python_output(code, timeout=300)
     assert out.strip() == "True []"
