@@ -150,6 +150,10 @@ def _one_new_month(scale: str, folder: Path, inputs: Path, pipeline: list[str]) 
         )
         .fetchone()[0]
     )
+    # The history run's writes (its working and published warehouses, about 0.5 GB at full size)
+    # reach the disk first, as a month later they long have: the month is timed, not the
+    # kernel's write-back of the run before it.
+    os.sync()
     stage = _measure(scale, f"one new month ({new_month}), incremental", pipeline,
                      incremental_env, month_rows)  # fmt: skip
     shutil.rmtree(history, ignore_errors=True)
