@@ -1,5 +1,6 @@
 """Write the generated deal as a servicer would deliver it: CSV (or Parquet) files per period."""
 
+import functools
 import json
 from pathlib import Path
 
@@ -31,6 +32,15 @@ def _cents_sql(column: str) -> str:
     return f'("{column}" * 0.01::decimal(3, 2))::decimal(18, 2) as "{column}"'
 
 
+@functools.cache
+def _database() -> duckdb.DuckDBPyConnection:
+    """One in-memory DuckDB for every file written (a new one costs about 15 ms, a cursor on it
+    0.2 ms; a deal is about 150 files). One thread: byte-identical output for the same seed."""
+    con = duckdb.connect()
+    con.execute("set threads = 1")
+    return con
+
+
 def write_frame(frame: pd.DataFrame, path: Path, money: tuple[str, ...], extra_sql=()) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     select = []
@@ -43,9 +53,8 @@ def write_frame(frame: pd.DataFrame, path: Path, money: tuple[str, ...], extra_s
             select.append(f'{dict(extra_sql)[column]} as "{column}"')
         else:
             select.append(f'"{column}"')
-    con = duckdb.connect()
+    con = _database().cursor()
     try:
-        con.execute("set threads = 1")  # byte-identical output for the same seed
         con.register("frame", frame)
         fmt = "(format parquet)" if path.suffix == ".parquet" else "(header, delimiter ',')"
         temporary = path.with_name(path.name + ".part")
