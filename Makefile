@@ -32,14 +32,16 @@ run: $(STAMP) dbt/target/manifest.json
 	$(BIN)/python -m dagster_project.generator --if-absent
 	$(BIN)/python -m dagster_project.pipeline --wait 600
 
-test: $(STAMP) dbt/target/manifest.json
-	$(BIN)/ruff check dagster_project tests
+test: lint
 	$(BIN)/python -m pytest
 
+# SQLFluff renders the models against an empty scratch DuckDB, not the warehouse, so the result
+# does not depend on what was built (the incremental models render their full-build branch).
 lint: $(STAMP) dbt/target/manifest.json
 	$(BIN)/ruff check dagster_project tests
 	$(BIN)/ruff format --check dagster_project tests
-	$(BIN)/sqlfluff lint dbt/models
+	rm -f dbt/target/sqlfluff.duckdb
+	CAOT_WAREHOUSE_WORK=$(CURDIR)/dbt/target/sqlfluff.duckdb $(BIN)/sqlfluff lint dbt/models
 
 # Speed per stage and scale beside the plain-Python reference and DuckDB's floor (not in `test`).
 bench: $(STAMP) dbt/target/manifest.json

@@ -52,10 +52,13 @@ receivable_history as (
         lag(reported_ending_balance) over receivable_order as previous_reported_ending_balance,
         lead(period_number) over receivable_order as next_period_number
     from (
-        select *, false as is_earlier from rebuilt
+        select
+            *,
+            false as is_earlier
+        from rebuilt
         union all by name
         select * from earlier
-    )
+    ) as periods
     window receivable_order as (partition by receivable_id order by period_number)
 ),
 
@@ -65,7 +68,7 @@ pool_totals as (
     select
         periods.collection_period,
         sum(periods.principal_collected_amount + periods.rebate_principal_amount)
-        as principal_collections_amount,
+            as principal_collections_amount,
         sum(periods.interest_collected_amount) as finance_charge_collections_amount,
         sum(periods.purchase_principal_amount) as purchase_principal_amount,
         sum(periods.purchase_interest_amount) as purchase_finance_charge_amount,
@@ -81,24 +84,25 @@ pool_totals as (
         count(*) filter (where periods.is_purchase_period) as receivables_purchased,
         -- weighted by the ending Principal Balance, in integer cents (exact)
         sum({{ to_cents('periods.ending_balance') }} * (schedule.apr * 1000000)::bigint)
-        as apr_weighted_cents,
+            as apr_weighted_cents,
         sum({{ to_cents('periods.ending_balance') }} * schedule.original_term_months)
-        as original_term_weighted_cents,
-        sum({{ to_cents('periods.ending_balance') }}
-            * greatest(datediff('month', calendar.collection_period_end_date, periods.maturity_date), 0))
-        as remaining_term_weighted_cents
-        {%- for bucket in ['31-60', '61-90', '91+'] %},
-        count(*) filter (where periods.delinquency_bucket = '{{ bucket }}')
-        as delinquent_{{ bucket | replace('-', '_') | replace('+', '_plus') }}_count,
-        coalesce(sum(periods.ending_balance) filter (where periods.delinquency_bucket = '{{ bucket }}'), 0)
-        as delinquent_{{ bucket | replace('-', '_') | replace('+', '_plus') }}_balance
-        {%- endfor %},
+            as original_term_weighted_cents,
+        sum(
+            {{ to_cents('periods.ending_balance') }}
+            * greatest(datediff('month', calendar.collection_period_end_date, periods.maturity_date), 0)
+        ) as remaining_term_weighted_cents,
+        {% for bucket in ['31-60', '61-90', '91+'] %}
+            count(*) filter (where periods.delinquency_bucket = '{{ bucket }}')
+                as delinquent_{{ bucket | replace('-', '_') | replace('+', '_plus') }}_count,
+            coalesce(sum(periods.ending_balance) filter (where periods.delinquency_bucket = '{{ bucket }}'), 0)
+                as delinquent_{{ bucket | replace('-', '_') | replace('+', '_plus') }}_balance,
+        {% endfor %}
         count(*) filter (where periods.delinquency_bucket = 'current') as current_count,
         coalesce(sum(periods.ending_balance) filter (where periods.delinquency_bucket = 'current'), 0)
-        as current_balance,
+            as current_balance,
         count(*) filter (where periods.delinquency_bucket = '1-30') as delinquent_1_30_count,
         coalesce(sum(periods.ending_balance) filter (where periods.delinquency_bucket = '1-30'), 0)
-        as delinquent_1_30_balance
+            as delinquent_1_30_balance
     from rebuilt as periods
     inner join schedule on periods.receivable_id = schedule.receivable_id
     inner join calendar on periods.collection_period = calendar.collection_period
@@ -117,7 +121,8 @@ tape_measures as (
         count(*) filter (
             where reported_ending_balance <> case
                 when reported_status = 'purchased' then 0
-                else reported_beginning_balance - reported_principal_collected_amount
+                else
+                    reported_beginning_balance - reported_principal_collected_amount
                     - reported_rebate_amount - reported_charged_off_principal_amount
             end
         ) as servicer_roll_forward_break_count,
@@ -159,8 +164,8 @@ final as (
     select
         calendar.collection_period,
         calendar.period_number,
-        pool_totals.* exclude (collection_period),
-        tape_measures.* exclude (collection_period),
+        pool_totals.* exclude (pool_totals.collection_period),
+        tape_measures.* exclude (tape_measures.collection_period),
         coalesce(missing_receivables.missing_receivable_count, 0) as missing_receivable_count
     from pool_totals
     inner join calendar on pool_totals.collection_period = calendar.collection_period

@@ -74,17 +74,18 @@ balance_events as materialized (
 
 starting as (
     -- where each fold starts: the state kept from the last build, or the Cutoff Date
+    -- (prior_state.state is a struct: its fields are not tables, hence the noqa for RF01)
     select
         schedule.receivable_id,
         prior_state.receivable_id is null as is_new,
         coalesce(prior_state.last_step_number, 0)::bigint as step_number,
         coalesce(
-            prior_state.state.balance_cents, {{ to_cents('schedule.cutoff_principal_balance') }}::bigint
+            prior_state.state.balance_cents, {{ to_cents('schedule.cutoff_principal_balance') }}::bigint  -- noqa: RF01
         ) as balance_cents,
-        coalesce(prior_state.state.unpaid_interest_cents, 0)::bigint as unpaid_interest_cents,
-        coalesce(prior_state.state.fees_due_cents, 0)::bigint as fees_due_cents,
-        coalesce(prior_state.state.last_accrual_date, schedule.cutoff_last_payment_date)
-        as last_accrual_date,
+        coalesce(prior_state.state.unpaid_interest_cents, 0)::bigint as unpaid_interest_cents,  -- noqa: RF01
+        coalesce(prior_state.state.fees_due_cents, 0)::bigint as fees_due_cents,  -- noqa: RF01
+        coalesce(prior_state.state.last_accrual_date, schedule.cutoff_last_payment_date)  -- noqa: RF01
+            as last_accrual_date,
         (schedule.apr * 1000000)::bigint as apr_e6
     from schedule
     left join prior_state on schedule.receivable_id = prior_state.receivable_id
@@ -132,7 +133,7 @@ folded as (
         from folded as previous
         inner join balance_events as txn
             on
-                txn.receivable_id = previous.receivable_id
+                previous.receivable_id = txn.receivable_id
                 and txn.step_number = previous.step_number + 1
     ) as stepped
 ),

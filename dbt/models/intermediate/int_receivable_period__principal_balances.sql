@@ -35,7 +35,8 @@ deal_terms as (
 
 defaulted_days as (
     -- Art. I "Defaulted Receivable" (i): 120 days or more delinquent (deal file term)
-    select term_value::integer as days from deal_terms where term_name = 'defaulted_days_past_due'
+    select term_value::integer as days from deal_terms
+    where term_name = 'defaulted_days_past_due'
 ),
 
 period_flows as (
@@ -60,11 +61,11 @@ liquidations as (
         receivable_id,
         collection_period,
         sum(transaction_amount) filter (where transaction_type = 'liquidation_proceeds')
-        as gross_liquidation_amount,
+            as gross_liquidation_amount,
         coalesce(sum(transaction_amount) filter (where transaction_type = 'liquidation_expense'), 0)
-        as liquidation_expense_amount,
+            as liquidation_expense_amount,
         min(transaction_date) filter (where transaction_type = 'liquidation_proceeds')
-        as first_liquidation_date
+            as first_liquidation_date
     from transactions
     where
         transaction_type in ('liquidation_proceeds', 'liquidation_expense')
@@ -118,6 +119,14 @@ with_state as (
             and spine.collection_period = liquidations.collection_period
 ),
 
+with_recompute_flag as (
+    -- EX-102 deliveries carry no payment transactions (tape_fallback below)
+    select
+        *,
+        (source_format is distinct from 'ex102') as is_independently_recomputed
+    from with_state
+),
+
 tape_fallback as (
     -- EX-102 deliveries come without payment transactions: their receivable-periods take the
     -- balance, collections and liquidations from the tape itself, and are marked not
@@ -126,39 +135,48 @@ tape_fallback as (
     -- interestPaidThroughDate (EX-102 reports neither the sale date nor unpaid interest).
     select
         * replace (
-            case when is_independently_recomputed then interest_paid_cents
+            case
+                when is_independently_recomputed then interest_paid_cents
                 else {{ to_cents('coalesce(reported_interest_collected_amount, 0)') }} end
-            as interest_paid_cents,
-            case when is_independently_recomputed then fees_paid_cents
+                as interest_paid_cents,
+            case
+                when is_independently_recomputed then fees_paid_cents
                 else {{ to_cents('coalesce(reported_fees_collected_amount, 0)') }} end
-            as fees_paid_cents,
-            case when is_independently_recomputed then payment_principal_cents
+                as fees_paid_cents,
+            case
+                when is_independently_recomputed then payment_principal_cents
                 else {{ to_cents('coalesce(reported_principal_collected_amount, 0)') }} end
-            as payment_principal_cents,
-            case when is_independently_recomputed then rebate_principal_cents
+                as payment_principal_cents,
+            case
+                when is_independently_recomputed then rebate_principal_cents
                 else {{ to_cents('coalesce(reported_rebate_amount, 0)') }} end
-            as rebate_principal_cents,
-            case when is_independently_recomputed then period_balance_cents
+                as rebate_principal_cents,
+            case
+                when is_independently_recomputed then period_balance_cents
                 else {{ to_cents('reported_beginning_balance
                     - coalesce(reported_principal_collected_amount, 0)
                     - coalesce(reported_rebate_amount, 0)') }} end
-            as period_balance_cents,
+                as period_balance_cents,
             case when is_independently_recomputed then period_unpaid_interest_cents else 0 end
-            as period_unpaid_interest_cents,
-            case when is_independently_recomputed then period_last_accrual_date
-                else interest_paid_through_date end as period_last_accrual_date,
-            case when is_independently_recomputed then gross_liquidation_amount
-                else coalesce(reported_recovered_amount, 0) end as gross_liquidation_amount,
-            case when is_independently_recomputed then liquidation_expense_amount
-                else coalesce(reported_liquidation_expense_amount, 0) end as liquidation_expense_amount,
-            case when is_independently_recomputed then first_liquidation_date
+                as period_unpaid_interest_cents,
+            case
+                when is_independently_recomputed then period_last_accrual_date
+                else interest_paid_through_date
+            end as period_last_accrual_date,
+            case
+                when is_independently_recomputed then gross_liquidation_amount
+                else coalesce(reported_recovered_amount, 0)
+            end as gross_liquidation_amount,
+            case
+                when is_independently_recomputed then liquidation_expense_amount
+                else coalesce(reported_liquidation_expense_amount, 0)
+            end as liquidation_expense_amount,
+            case
+                when is_independently_recomputed then first_liquidation_date
                 when coalesce(reported_recovered_amount, 0) > 0 then collection_period_end_date
             end as first_liquidation_date
         )
-    from (
-        select *, source_format is distinct from 'ex102' as is_independently_recomputed
-        from with_state
-    )
+    from with_recompute_flag
 ),
 
 seeds as (
@@ -205,7 +223,10 @@ seeds as (
 ),
 
 seeded as (
-    select *, false as is_seed from tape_fallback
+    select
+        *,
+        false as is_seed
+    from tape_fallback
     union all by name
     select * from seeds
 ),
@@ -230,15 +251,15 @@ carried as (
     select
         *,
         coalesce(last_value(period_balance_cents ignore nulls) over so_far, cutoff_balance_cents)
-        as simple_interest_balance_cents,
+            as simple_interest_balance_cents,
         coalesce(last_value(period_unpaid_interest_cents ignore nulls) over so_far, 0)
-        as unpaid_interest_cents,
+            as unpaid_interest_cents,
         coalesce(
             last_value(period_last_accrual_date ignore nulls) over so_far, cutoff_last_payment_date
         ) as last_accrual_date,
         lag(period_number) over so_far as prior_period_number,
         coalesce(last_value(period_balance_cents ignore nulls) over before_now, cutoff_balance_cents)
-        as prior_balance_cents,
+            as prior_balance_cents,
         -- the first period of each event (the periods known from an earlier build first)
         coalesce(
             max(prior_purchase_period_number) over whole_history,
@@ -330,9 +351,9 @@ final as (
         reported_servicer_advance_amount,
         -- what the next incremental build starts from (known at this period end)
         case when default_period_number <= period_number then default_period_number end
-        as known_default_period_number,
+            as known_default_period_number,
         case when purchase_period_number <= period_number then purchase_period_number end
-        as known_purchase_period_number,
+            as known_purchase_period_number,
         is_seed
     from classified
 )

@@ -32,18 +32,18 @@ ranked_classes as (
 deal as (
     select
         count(*) as class_count,
-        list(class_id order by class_order) as class_ids,
-        list(class_tier order by class_order) as tiers,
-        list(principal_order order by class_order) as orders,
-        list(rate_type order by class_order) as rate_types,
-        list(fixed_rate order by class_order) as fixed_rates,
-        list(coalesce(floating_spread, 0) order by class_order) as spreads,
-        list(day_count order by class_order) as day_counts,
-        list({{ to_cents('first_period_interest_amount') }} order by class_order) as first_interest_cents,
-        list(final_distribution_date order by class_order) as final_dates,
-        list({{ to_cents('initial_balance') }} order by class_order) as initial_cents,
-        list(is_last_in_tier order by class_order) as last_in_tier,
-        list(is_last_in_order order by class_order) as last_in_order,
+        list(ranked_classes.class_id order by ranked_classes.class_order) as class_ids,
+        list(ranked_classes.class_tier order by ranked_classes.class_order) as tiers,
+        list(ranked_classes.principal_order order by ranked_classes.class_order) as orders,
+        list(ranked_classes.rate_type order by ranked_classes.class_order) as rate_types,
+        list(ranked_classes.fixed_rate order by ranked_classes.class_order) as fixed_rates,
+        list(coalesce(ranked_classes.floating_spread, 0) order by ranked_classes.class_order) as spreads,
+        list(ranked_classes.day_count order by ranked_classes.class_order) as day_counts,
+        list({{ to_cents('ranked_classes.first_period_interest_amount') }} order by ranked_classes.class_order) as first_interest_cents,
+        list(ranked_classes.final_distribution_date order by ranked_classes.class_order) as final_dates,
+        list({{ to_cents('ranked_classes.initial_balance') }} order by ranked_classes.class_order) as initial_cents,
+        list(ranked_classes.is_last_in_tier order by ranked_classes.class_order) as last_in_tier,
+        list(ranked_classes.is_last_in_order order by ranked_classes.class_order) as last_in_order,
         any_value(terms_row.servicing_rate_nanos) as servicing_rate_nanos,
         any_value(terms_row.transition_cap_cents) as transition_cap_cents,
         any_value(terms_row.specified_reserve_cents) as specified_reserve_cents,
@@ -51,14 +51,15 @@ deal as (
     from ranked_classes
     cross join (
         select
-            (max(term_value) filter (where term_name = 'servicing_rate')::decimal(12, 9)
-                * 1000000000)::hugeint as servicing_rate_nanos,
+            (
+                max(term_value) filter (where term_name = 'servicing_rate')::decimal(12, 9) * 1000000000
+            )::hugeint as servicing_rate_nanos,
             {{ to_cents("max(term_value) filter (where term_name = 'successor_transition_cap')::decimal(18, 2)") }}
-            as transition_cap_cents,
+                as transition_cap_cents,
             {{ to_cents("max(term_value) filter (where term_name = 'required_reserve_amount')::decimal(18, 2)") }}
-            as specified_reserve_cents,
+                as specified_reserve_cents,
             {{ to_cents("max(term_value) filter (where term_name = 'overcollateralization_target_amount')::decimal(18, 2)") }}
-            as overcollateralization_target_cents
+                as overcollateralization_target_cents
         from terms
     ) as terms_row
 ),
@@ -100,16 +101,19 @@ opening_state as (
 {#- the step's base: the state after the previous Distribution Date, the period's inputs, the deal -#}
 {%- set base -%}
     select
-        i.*,
-        d.*,
-        s.* exclude (period_number)
-    from state as s
-    inner join inputs as i on i.period_number = s.period_number + 1
-    cross join deal as d
+        inputs.*,
+        deal.*,
+        state.* exclude (state.period_number)
+    from state
+    inner join inputs on state.period_number + 1 = inputs.period_number
+    cross join deal
 {%- endset %}
 
 state as (
-    select *, list_sum(balances)::hugeint as balances_total from opening_state
+    select
+        *,
+        list_sum(balances)::hugeint as balances_total
+    from opening_state
     union all
     select
         period_number,
@@ -122,7 +126,7 @@ state as (
         indemnity_unpaid_end,
         additional_fee_unpaid_end,
         capped_paid_to_date_end,
-        list_sum(balances_end)::hugeint
+        list_sum(balances_end)::hugeint as balances_total
     from (
         {{ waterfall_step(base) }}
     ) as step

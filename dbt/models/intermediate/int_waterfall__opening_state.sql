@@ -30,18 +30,20 @@ final as (
 
 {% else %}
 
-final as (
-    select
-        0 as period_number,
-        classes.class_id,
-        classes.class_order,
-        classes.initial_balance as note_balance,
-        0::decimal(18, 2) as unpaid_interest,
-        (select term_value from terms where term_name = 'initial_reserve_deposit')::decimal(18, 2)
-        as reserve_account_balance,
-        0::decimal(18, 2) as servicing_fee_unpaid
-    from classes
-)
+    final as (
+        select
+            0 as period_number,
+            classes.class_id,
+            classes.class_order,
+            classes.initial_balance as note_balance,
+            0::decimal(18, 2) as unpaid_interest,
+            (
+                select term_value::decimal(18, 2) from terms
+                where term_name = 'initial_reserve_deposit'
+            ) as reserve_account_balance,
+            0::decimal(18, 2) as servicing_fee_unpaid
+        from classes
+    )
 
 {% endif %}
 

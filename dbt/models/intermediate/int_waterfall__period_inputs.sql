@@ -21,66 +21,66 @@ pool as (
 
 {% else %}
 
-pool_periods as (
-    select * from {{ ref('fct_pool_period') }}
-),
+    pool_periods as (
+        select * from {{ ref('fct_pool_period') }}
+    ),
 
-libor as (
-    select * from {{ ref('stg_market__libor_rates') }}
-),
+    libor as (
+        select * from {{ ref('stg_market__libor_rates') }}
+    ),
 
-net_worth as (
-    select * from {{ ref('stg_market__tangible_net_worth') }}
-),
+    net_worth as (
+        select * from {{ ref('stg_market__tangible_net_worth') }}
+    ),
 
-earnings as (
-    select * from {{ ref('stg_trustee__account_earnings') }}
-),
+    earnings as (
+        select * from {{ ref('stg_trustee__account_earnings') }}
+    ),
 
-pool as (
-    select
-        pool_periods.collection_period,
-        pool_periods.beginning_pool_balance,
-        pool_periods.principal_collections_amount,
-        pool_periods.purchase_principal_amount,
-        pool_periods.defaulted_receivables_amount,
-        pool_periods.ending_pool_balance,
-        pool_periods.receivables_outstanding,
-        pool_periods.initial_pool_balance,
-        pool_periods.weighted_average_coupon_percent,
-        pool_periods.weighted_average_original_term,
-        pool_periods.weighted_average_remaining_term,
-        libor.libor_rate,
-        pool_periods.finance_charge_collections_amount,
-        pool_periods.liquidation_finance_charge_amount,
-        pool_periods.purchase_finance_charge_amount,
-        pool_periods.liquidation_principal_amount,
-        pool_periods.collection_account_interest_amount,
-        pool_periods.simple_interest_advances_amount,
-        coalesce(earnings.reserve_investment_earnings_amount, 0) as reserve_investment_earnings_amount,
-        -- 4.4(b): the tapes carry no determination that an advance is unrecoverable; CarMax as
-        -- Servicer has no successor-servicer costs (8.2) or Additional Servicing Fee (Art. I)
-        0::decimal(18, 2) as unreimbursed_servicer_advances_amount,
-        0::decimal(18, 2) as transition_expenses_amount,
-        0::decimal(18, 2) as indemnity_amounts_amount,
-        0::decimal(18, 2) as additional_servicing_fee_amount,
-        net_worth.tangible_net_worth_amount,
-        pool_periods.net_losses_amount,
-        pool_periods.cumulative_net_losses_amount,
-        pool_periods.cumulative_net_loss_percent,
-        pool_periods.delinquent_31_60_count,
-        pool_periods.delinquent_31_60_balance,
-        pool_periods.delinquent_61_90_count,
-        pool_periods.delinquent_61_90_balance,
-        pool_periods.delinquent_91_plus_count,
-        pool_periods.delinquent_91_plus_balance
-    from pool_periods
-    inner join calendar on pool_periods.collection_period = calendar.collection_period
-    left join libor on calendar.distribution_date = libor.distribution_date
-    left join earnings on calendar.distribution_date = earnings.distribution_date
-    -- Art. I "Related Fiscal Quarter"
-    left join net_worth on calendar.related_fiscal_quarter_end_date = net_worth.fiscal_quarter_end_date
-),
+    pool as (
+        select
+            pool_periods.collection_period,
+            pool_periods.beginning_pool_balance,
+            pool_periods.principal_collections_amount,
+            pool_periods.purchase_principal_amount,
+            pool_periods.defaulted_receivables_amount,
+            pool_periods.ending_pool_balance,
+            pool_periods.receivables_outstanding,
+            pool_periods.initial_pool_balance,
+            pool_periods.weighted_average_coupon_percent,
+            pool_periods.weighted_average_original_term,
+            pool_periods.weighted_average_remaining_term,
+            libor.libor_rate,
+            pool_periods.finance_charge_collections_amount,
+            pool_periods.liquidation_finance_charge_amount,
+            pool_periods.purchase_finance_charge_amount,
+            pool_periods.liquidation_principal_amount,
+            pool_periods.collection_account_interest_amount,
+            pool_periods.simple_interest_advances_amount,
+            coalesce(earnings.reserve_investment_earnings_amount, 0) as reserve_investment_earnings_amount,
+            -- 4.4(b): the tapes carry no determination that an advance is unrecoverable; CarMax as
+            -- Servicer has no successor-servicer costs (8.2) or Additional Servicing Fee (Art. I)
+            0::decimal(18, 2) as unreimbursed_servicer_advances_amount,
+            0::decimal(18, 2) as transition_expenses_amount,
+            0::decimal(18, 2) as indemnity_amounts_amount,
+            0::decimal(18, 2) as additional_servicing_fee_amount,
+            net_worth.tangible_net_worth_amount,
+            pool_periods.net_losses_amount,
+            pool_periods.cumulative_net_losses_amount,
+            pool_periods.cumulative_net_loss_percent,
+            pool_periods.delinquent_31_60_count,
+            pool_periods.delinquent_31_60_balance,
+            pool_periods.delinquent_61_90_count,
+            pool_periods.delinquent_61_90_balance,
+            pool_periods.delinquent_91_plus_count,
+            pool_periods.delinquent_91_plus_balance
+        from pool_periods
+        inner join calendar on pool_periods.collection_period = calendar.collection_period
+        left join libor on calendar.distribution_date = libor.distribution_date
+        left join earnings on calendar.distribution_date = earnings.distribution_date
+        -- Art. I "Related Fiscal Quarter"
+        left join net_worth on calendar.related_fiscal_quarter_end_date = net_worth.fiscal_quarter_end_date
+    ),
 
 {% endif %}
 
@@ -94,7 +94,7 @@ final as (
         calendar.actual_accrual_days,
         calendar.thirty_360_accrual_days,
         calendar.related_fiscal_quarter_end_date,
-        pool.* exclude (collection_period{% if var('pool_inputs', 'tapes') == 'reported' %}, distribution_date{% endif %})
+        pool.* exclude (pool.collection_period{% if var('pool_inputs', 'tapes') == 'reported' %}, pool.distribution_date{% endif %})
     from pool
     inner join calendar on pool.collection_period = calendar.collection_period
 )

@@ -15,7 +15,7 @@ outcomes as (
         min(collection_period) filter (where is_default_period) as default_collection_period,
         min(collection_period) filter (where is_purchase_period) as purchase_collection_period,
         min(collection_period) filter (where not is_outstanding and not is_defaulted and not is_purchased)
-        as paid_off_collection_period,
+            as paid_off_collection_period,
         any_value(default_reason) filter (where is_default_period) as default_reason,
         sum(defaulted_principal_amount) as defaulted_principal_amount,
         sum(liquidation_proceeds_amount) as liquidation_proceeds_amount,
@@ -27,7 +27,7 @@ outcomes as (
 
 final as (
     select
-        schedule.* exclude (obligor_key),
+        schedule.* exclude (schedule.obligor_key),
         schedule.obligor_key,
         case
             when outcomes.purchase_collection_period is not null then 'purchased'

@@ -25,7 +25,7 @@ final as (
         classes.class_id,
         classes.class_order,
         classes.class_label,
-        (per_class.rate_nanos[class_index]::decimal(38, 0) * 0.000000001)::decimal(12, 9) as note_rate,
+        (per_class.rate_nanos[per_class.class_index]::decimal(38, 0) * 0.000000001)::decimal(12, 9) as note_rate,
         {{ from_cents('balances_begin[class_index]') }} as beginning_balance,
         {{ from_cents('monthly_interest[class_index]') }} as monthly_interest_amount,
         {{ from_cents('additional_interest[class_index]') }} as additional_note_interest_amount,
@@ -40,7 +40,7 @@ final as (
         {{ factor_7('balances_end[class_index]', 'initial_cents[class_index]') }} as pool_factor,
         -- a class reached its Class Final Distribution Date with principal left unpaid
         per_class.distribution_date >= classes.final_distribution_date
-            and balances_end[class_index] > 0 as is_unpaid_after_final_date
+        and per_class.balances_end[per_class.class_index] > 0 as is_unpaid_after_final_date
     from per_class
     inner join classes on per_class.class_index = classes.class_order
 )

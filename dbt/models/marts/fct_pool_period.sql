@@ -31,9 +31,11 @@ per_period as (
             charge_off_mismatch_count, extension_beyond_final_date_count, missing_receivable_count
         )
     from (
-        select *, row_number() over (order by period_number) as loaded_rank
+        select
+            *,
+            row_number() over (order by period_number) as loaded_rank
         from period_totals
-    )
+    ) as ranked
     where period_number = loaded_rank
 ),
 
@@ -57,19 +59,21 @@ rolled as (
             cutoff.initial_pool_balance
         ) as beginning_pool_balance,
         per_period.*
-        exclude (collection_period, apr_weighted_cents, original_term_weighted_cents,
-            remaining_term_weighted_cents),
+        exclude (
+            per_period.collection_period, per_period.apr_weighted_cents,
+            per_period.original_term_weighted_cents, per_period.remaining_term_weighted_cents
+        ),
         cutoff.initial_pool_balance,
         coalesce(earnings.collection_account_interest_amount, 0) as collection_account_interest_amount,
         {{ from_cents(div_half_up('per_period.apr_weighted_cents',
             'greatest(' ~ to_cents('per_period.ending_pool_balance') ~ ', 1) * 100')) }}
-        as weighted_average_coupon_percent,
+            as weighted_average_coupon_percent,
         {{ from_cents(div_half_up('per_period.original_term_weighted_cents * 100',
             'greatest(' ~ to_cents('per_period.ending_pool_balance') ~ ', 1)')) }}
-        as weighted_average_original_term,
+            as weighted_average_original_term,
         {{ from_cents(div_half_up('per_period.remaining_term_weighted_cents * 100',
             'greatest(' ~ to_cents('per_period.ending_pool_balance') ~ ', 1)')) }}
-        as weighted_average_remaining_term
+            as weighted_average_remaining_term
     from per_period
     inner join calendar on per_period.collection_period = calendar.collection_period
     cross join cutoff

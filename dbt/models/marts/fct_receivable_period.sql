@@ -15,9 +15,9 @@ amounts as (
         *,
         -- Art. I "Principal Balance" provisos: zero from the end of the period of default or purchase
         case when is_defaulted or is_purchased then 0 else simple_interest_balance_cents end
-        as ending_balance_cents,
+            as ending_balance_cents,
         case when is_default_period then simple_interest_balance_cents else 0 end
-        as defaulted_principal_cents,
+            as defaulted_principal_cents,
         -- Art. I "Liquidation Proceeds": all amounts received on a Defaulted Receivable (after the
         -- period of its default), net of what goes back to the obligor (a payment beyond the
         -- payoff is not applied); Available Collections (Art. I, provisos) exclude all amounts
@@ -25,9 +25,9 @@ amounts as (
         is_defaulted and not is_default_period and not is_purchased as is_after_default,
         is_purchased and not is_purchase_period as is_after_purchase,
         interest_paid_cents + fees_paid_cents + payment_principal_cents + rebate_principal_cents
-        as obligor_receipts_cents,
+            as obligor_receipts_cents,
         case when is_purchase_period then simple_interest_balance_cents else 0 end
-        as purchase_principal_cents,
+            as purchase_principal_cents,
         -- Art. I "Purchase Amount" (ii): unpaid interest at the APR to but excluding the Distribution Date
         case
             -- an EX-102 tape reports the Purchase Amount itself (no recomputation to compare)
@@ -50,24 +50,29 @@ amounts as (
                     'simple_interest_balance_cents', 'apr_e6_value', 'first_liquidation_date - last_accrual_date') }}
             else 0
         end as liquidation_interest_due_cents
-    from (select *, (apr * 1000000)::bigint as apr_e6_value from balances)
+    from (
+        select
+            *,
+            (apr * 1000000)::bigint as apr_e6_value
+        from balances
+    ) as with_apr
 ),
 
 classified_receipts as (
     select
         *,
         case when is_after_default or is_after_purchase then 0 else interest_paid_cents end
-        as interest_collected_cents,
+            as interest_collected_cents,
         case when is_after_default or is_after_purchase then 0 else fees_paid_cents end
-        as fees_collected_cents,
+            as fees_collected_cents,
         case when is_after_default or is_after_purchase then 0 else payment_principal_cents end
-        as principal_collected_cents,
+            as principal_collected_cents,
         case when is_after_default or is_after_purchase then 0 else rebate_principal_cents end
-        as rebate_collected_cents,
+            as rebate_collected_cents,
         case when is_after_default then obligor_receipts_cents else 0 end
-        as receipts_as_liquidation_cents,
+            as receipts_as_liquidation_cents,
         case when is_after_purchase then obligor_receipts_cents else 0 end
-        as receipts_after_purchase_cents,
+            as receipts_after_purchase_cents,
         liquidation_receipts_cents
         + case when is_after_default then obligor_receipts_cents else 0 end as liquidation_cents
     from amounts
@@ -122,9 +127,9 @@ final as (
         {{ from_cents('receipts_as_liquidation_cents') }} as receipts_as_liquidation_amount,
         {{ from_cents('receipts_after_purchase_cents') }} as receipts_after_purchase_amount,
         {{ from_cents('greatest(least(liquidation_cents, liquidation_interest_due_cents), 0)') }}
-        as liquidation_interest_amount,
+            as liquidation_interest_amount,
         {{ from_cents('liquidation_cents - greatest(least(liquidation_cents, liquidation_interest_due_cents), 0)') }}
-        as liquidation_principal_amount,
+            as liquidation_principal_amount,
         -- Art. I "Net Losses": defaulted principal less Liquidation Proceeds received
         {{ from_cents('defaulted_principal_cents - liquidation_cents') }} as net_loss_amount,
         -- as reported by the servicer

@@ -32,7 +32,8 @@ receivable_periods as (
 
 cure_days as (
     -- 2.4: the cure runs to the end of the Collection Period that includes the 30th day
-    select term_value::integer as days from terms where term_name = 'repurchase_cure_days'
+    select term_value::integer as days from terms
+    where term_name = 'repurchase_cure_days'
 ),
 
 breached as (
@@ -56,8 +57,9 @@ due as (
         calendar.distribution_date as due_distribution_date
     from breached
     left join calendar
-        on breached.discovered_date + (select days from cure_days)::integer
-        between calendar.collection_period_start_date and calendar.collection_period_end_date
+        on
+            breached.discovered_date + (select days from cure_days)::integer
+            between calendar.collection_period_start_date and calendar.collection_period_end_date
 ),
 
 exits as (
@@ -122,16 +124,19 @@ classified as (
         case
             when purchase_amounts.default_period_number < purchase_amounts.due_period_number
                 then 'defaulted_before_due'
-            when purchase_amounts.paid_off_period_number <= purchase_amounts.due_period_number
+            when
+                purchase_amounts.paid_off_period_number <= purchase_amounts.due_period_number
                 and reported.receivable_id is null
                 then 'paid_off_before_due'
-            when purchase_amounts.due_period_number > purchase_amounts.last_loaded_period_number
+            when
+                purchase_amounts.due_period_number > purchase_amounts.last_loaded_period_number
                 and reported.receivable_id is null
                 then 'pending'
             when reported.receivable_id is null then 'not_repurchased'
             when reported.reported_period_number < purchase_amounts.due_period_number then 'repurchased_early'
             when reported.reported_period_number > purchase_amounts.due_period_number then 'repurchased_late'
-            when {{ to_cents('reported.reported_purchase_amount') }}
+            when
+                {{ to_cents('reported.reported_purchase_amount') }}
                 <> purchase_amounts.purchase_principal_cents + purchase_amounts.purchase_finance_charge_cents
                 then 'amount_differs'
             else 'repurchased'
@@ -149,7 +154,7 @@ final as (
         representations,
         repurchase_status,
         repurchase_status in ('repurchased', 'defaulted_before_due', 'paid_off_before_due', 'pending')
-        as is_as_agreed,
+            as is_as_agreed,
         repurchase_status not in ('defaulted_before_due', 'paid_off_before_due') as is_repurchase_required,
         reported_collection_period,
         -- amounts (Exhibit A line 3 and 18c: principal; line 17c: finance charge)

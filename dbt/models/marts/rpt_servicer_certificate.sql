@@ -49,7 +49,7 @@ scalar_lines as (
         inputs.weighted_average_remaining_term,
         inputs.libor_rate * 100 as libor_rate,
         (inputs.libor_rate + (select max(floating_spread) from {{ ref('stg_deal__classes') }})) * 100
-        as floating_note_rate,
+            as floating_note_rate,
         -- lines 17-25
         inputs.finance_charge_collections_amount,
         inputs.liquidation_finance_charge_amount,
@@ -62,7 +62,7 @@ scalar_lines as (
         inputs.finance_charge_collections_amount + inputs.liquidation_finance_charge_amount
         + inputs.purchase_finance_charge_amount + inputs.principal_collections_amount
         + inputs.liquidation_principal_amount + inputs.purchase_principal_amount
-        as total_collections_amount,
+            as total_collections_amount,
         coalesce(inputs.collection_account_interest_amount, 0) as collection_account_interest_amount,
         coalesce(inputs.simple_interest_advances_amount, 0) as simple_interest_advances_amount,
         {{ from_cents('dates.available_collections_cents') }} as available_collections_amount,
@@ -91,12 +91,12 @@ scalar_lines as (
         -- that 43e equals Available Funds)
         inputs.finance_charge_collections_amount + inputs.liquidation_finance_charge_amount
         + inputs.purchase_finance_charge_amount + coalesce(inputs.simple_interest_advances_amount, 0)
-        as collection_deposit_finance_charge_amount,
+            as collection_deposit_finance_charge_amount,
         {{ from_cents('dates.paid_fee + dates.paid_advances + dates.paid_additional_fee') }} as paid_to_servicer_amount,
         {{ from_cents('dates.paid_capped + dates.paid_transition_rest + dates.paid_indemnity_rest') }}
-        as paid_to_successor_servicer_amount,
+            as paid_to_successor_servicer_amount,
         {{ from_cents('list_sum(dates.interest_paid) + dates.principal_paid_total - dates.reserve_to_principal') }}
-        as collection_to_note_payment_amount,
+            as collection_to_note_payment_amount,
         {{ from_cents('dates.paid_reserve_deposit') }} as reserve_account_deposit_amount,
         {{ from_cents('dates.excess_collections') }} as excess_collections_amount,
         {{ from_cents('dates.available_funds') }} as collection_withdrawals_amount,
@@ -104,7 +104,7 @@ scalar_lines as (
         {{ from_cents('list_sum(dates.interest_paid) + dates.principal_paid_total') }} as note_payment_withdrawals_amount,
         {{ from_cents('dates.reserve_to_certificateholder') }} as reserve_released_to_certificateholder_amount,
         {{ from_cents('dates.excess_collections + dates.reserve_to_certificateholder') }}
-        as certificate_payment_deposits_amount,
+            as certificate_payment_deposits_amount,
         -- lines 49-59: Required Reserve Account Amount and the Reserve Account
         {{ from_cents('dates.specified_reserve_cents') }} as specified_reserve_account_amount,
         {{ from_cents('dates.note_balance_after_principal_due') }} as note_balance_after_principal_due_amount,
@@ -116,7 +116,7 @@ scalar_lines as (
         {{ from_cents('dates.reserve_to_successor_servicer') }} as reserve_released_to_successor_servicer_amount,
         {{ from_cents('dates.reserve_balance_end') }} as reserve_account_ending_balance,
         {{ from_cents('greatest(dates.required_reserve - dates.reserve_balance_end, 0)') }}
-        as reserve_account_ending_deficiency_amount,
+            as reserve_account_ending_deficiency_amount,
         -- lines 75-80
         inputs.net_losses_amount,
         inputs.cumulative_net_losses_amount,
@@ -128,21 +128,25 @@ scalar_lines as (
         inputs.delinquent_91_plus_count,
         inputs.delinquent_91_plus_balance,
         inputs.delinquent_31_60_count + inputs.delinquent_61_90_count + inputs.delinquent_91_plus_count
-        as delinquent_total_count,
+            as delinquent_total_count,
         inputs.delinquent_31_60_balance + inputs.delinquent_61_90_balance + inputs.delinquent_91_plus_balance
-        as delinquent_total_balance,
+            as delinquent_total_balance,
         inputs.tangible_net_worth_amount,
         -- Art. I "Special Unrated Servicer Tangible Net Worth Event" (1 = Yes, the test is met)
-        case when inputs.tangible_net_worth_amount is null then null
+        case
+            when inputs.tangible_net_worth_amount is null then null
             when inputs.tangible_net_worth_amount >= (select minimum_amount from net_worth_minimum) then 1
-            else 0 end as tangible_net_worth_test
+            else 0
+        end as tangible_net_worth_test
     from dates
     inner join inputs on dates.period_number = inputs.period_number
 ),
 
 scalar_values as (
     unpivot (
-        select distribution_date, columns(* exclude (distribution_date))::decimal(38, 7)
+        select
+            distribution_date,
+            columns(* exclude (distribution_date))::decimal(38, 7)
         from scalar_lines
     )
     on columns(* exclude (distribution_date))
@@ -168,10 +172,16 @@ class_lines as (
 ),
 
 class_values as (
-    select distribution_date, metric || ':' || class_id as key, amount
+    select
+        distribution_date,
+        metric || ':' || class_id as key,
+        amount
     from (
         unpivot (
-            select distribution_date, class_id, columns(* exclude (distribution_date, class_id))::decimal(38, 7)
+            select
+                distribution_date,
+                class_id,
+                columns(* exclude (distribution_date, class_id))::decimal(38, 7)
             from class_lines
         )
         on columns(* exclude (distribution_date, class_id))
@@ -182,8 +192,10 @@ class_values as (
 total_values as (
     select
         dates.distribution_date,
-        unnest(['class_balance_begin:total', 'class_balance_end:total',
-            'class_factor_begin:total', 'class_factor_end:total']) as key,
+        unnest([
+            'class_balance_begin:total', 'class_balance_end:total',
+            'class_factor_begin:total', 'class_factor_end:total'
+        ]) as key,
         unnest([
             {{ from_cents('dates.note_balance_before') }}::decimal(38, 7),
             {{ from_cents('dates.note_balance_after') }}::decimal(38, 7),
@@ -222,8 +234,12 @@ final as (
     from dates
     cross join layout
     left join all_values
-        on dates.distribution_date = all_values.distribution_date
-        and layout.key = all_values.key
+        on
+            dates.distribution_date = all_values.distribution_date
+            and layout.key = all_values.key
 )
 
-select * exclude (line_order), line_order from final
+select
+    * exclude (line_order),
+    line_order
+from final

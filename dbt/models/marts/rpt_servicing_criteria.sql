@@ -48,10 +48,10 @@ earlier_gaps as (
     select
         calendar.collection_period,
         count(earlier.collection_period) filter (where loaded.collection_period is null)
-        as missing_earlier_period_count
+            as missing_earlier_period_count
     from calendar
     inner join loaded_periods on calendar.collection_period = loaded_periods.collection_period
-    inner join calendar as earlier on earlier.period_number < calendar.period_number
+    inner join calendar as earlier on calendar.period_number > earlier.period_number
     left join loaded_periods as loaded on earlier.collection_period = loaded.collection_period
     group by calendar.collection_period
 ),
@@ -100,7 +100,7 @@ waterfall_measures as (
             ' - waterfall_dates.reserve_draw + waterfall_dates.paid_reserve_deposit'
             ' - waterfall_dates.reserve_to_principal - waterfall_dates.reserve_to_successor_servicer'
             ' - waterfall_dates.reserve_to_certificateholder - waterfall_dates.reserve_balance_end') }}
-        as reserve_roll_forward_difference_amount
+            as reserve_roll_forward_difference_amount
     from waterfall_dates
     inner join funds_applied on waterfall_dates.distribution_date = funds_applied.distribution_date
 ),
@@ -115,8 +115,9 @@ seniority as (
     inner join classes as junior_class on junior.class_id = junior_class.class_id
     inner join notes as senior on junior.distribution_date = senior.distribution_date
     inner join classes as senior_class
-        on senior.class_id = senior_class.class_id
-        and senior_class.principal_order < junior_class.principal_order
+        on
+            senior.class_id = senior_class.class_id
+            and junior_class.principal_order > senior_class.principal_order
     where junior.principal_paid_amount > 0 and senior.ending_balance > 0
     group by junior.distribution_date
 ),
