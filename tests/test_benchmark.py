@@ -7,6 +7,7 @@ from dagster_project.benchmark import (
     STARTUP_STAGE,
     WHOLE_STAGE,
     Stage,
+    median_of,
     summarize,
 )
 
@@ -45,3 +46,15 @@ def test_a_stage_not_run_at_the_larger_scale_gets_no_ratio_there():
     assert at_shelf["reference_over_whole_pipeline"] is None  # not the full scale's 1.5
     assert at_shelf["pipeline_peak_rss_mb"] == 4700  # not the full scale's reference
     assert at_shelf["dbt_own_work_over_floor"] == round(451 / 31, 1)
+
+
+def test_runs_of_a_stage_give_the_median_time_and_the_highest_peak():
+    runs = [Stage("full", "one new month", seconds, rss, 35_000)
+            for seconds, rss in ((9.8, 1300.0), (13.5, 1290.0), (9.2, 1310.5))]  # fmt: skip
+    month = median_of(runs)
+    assert (month.stage, month.seconds, month.peak_rss_mb, month.rows) == (
+        "one new month", 9.8, 1310.5, 35_000,
+    )  # fmt: skip
+    assert month.note == "median of 3 runs: 9.8 s, 13.5 s, 9.2 s"
+    # an even count: the mean of the two middle runs
+    assert median_of(runs + [Stage("full", "one new month", 10.0, 1.0)]).seconds == 9.9
