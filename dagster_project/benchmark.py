@@ -9,8 +9,8 @@ trivial `dbt run`), the servicing-criteria suite, rendering, the whole pipeline 
 reports on a fresh warehouse, and one new month on top of an existing history (the median of
 MONTH_RUNS runs). Beside them, on the same data: the plain-Python reference of the tests (balances
 and certificate, the way most teams do it today) and DuckDB's floor (one query that reads the raw
-tapes once and aggregates them to pool level). Results: data/bench/results.json and results.md, with the machine's cores and memory.
-Not part of `make test`.
+tapes once and aggregates them to pool level). Results: data/bench/results.json and results.md,
+with the machine's cores and memory. Not part of `make test`.
 """
 
 import argparse
@@ -188,7 +188,7 @@ def _one_new_month(scale: str, folder: Path, inputs: Path, pipeline: list[str]) 
     shutil.rmtree(history, ignore_errors=True)
     shutil.rmtree(kept, ignore_errors=True)
     stage = median_of(runs)
-    print(f"  {'  ' + stage.note:<38}", flush=True)
+    print(f"    {stage.note}", flush=True)
     return stage
 
 
