@@ -183,14 +183,14 @@ seeds as (
     -- the last row kept from an earlier build of each receivable on the new tapes
     {% if is_incremental() %}
         select
-            receivable_id,
+            kept.receivable_id,
             true as is_seed,
-            last.period_number,
-            last.simple_interest_balance_cents as period_balance_cents,
-            last.unpaid_interest_cents as period_unpaid_interest_cents,
-            last.last_accrual_date as period_last_accrual_date,
-            last.known_default_period_number as prior_default_period_number,
-            last.known_purchase_period_number as prior_purchase_period_number
+            kept.receivable_last.period_number,
+            kept.receivable_last.simple_interest_balance_cents as period_balance_cents,
+            kept.receivable_last.unpaid_interest_cents as period_unpaid_interest_cents,
+            kept.receivable_last.last_accrual_date as period_last_accrual_date,
+            kept.receivable_last.known_default_period_number as prior_default_period_number,
+            kept.receivable_last.known_purchase_period_number as prior_purchase_period_number
         from (
             -- the fields the seed needs, not the whole row (a struct of every column, built for
             -- each of the millions of kept rows, took 0.1 s of a month's build)
@@ -203,11 +203,11 @@ seeds as (
                     'last_accrual_date': last_accrual_date,
                     'known_default_period_number': known_default_period_number,
                     'known_purchase_period_number': known_purchase_period_number
-                }, period_number) as last
+                }, period_number) as receivable_last
             from {{ this }}
             where receivable_id in (select receivable_id from spine)
             group by receivable_id
-        )
+        ) as kept
     {% else %}
         select
             null::varchar as receivable_id,
