@@ -47,7 +47,13 @@ lint: $(STAMP) dbt/target/manifest.json
 bench: $(STAMP) dbt/target/manifest.json
 	$(BIN)/python -m dagster_project.benchmark $(if $(SCALES),--scales $(SCALES),)
 
+# dbt's catalog reads the built warehouse (the working file, copied back from the published one if
+# a run left it missing); before the first `make run` there is none to read.
 docs: $(STAMP) dbt/target/manifest.json
+	@test -f "$(CAOT_WAREHOUSE_WORK)" -o -f "$(CAOT_WAREHOUSE)" || { echo "make docs: no \
+	warehouse yet at $(CAOT_WAREHOUSE): run make run first" >&2; exit 1; }
+	$(BIN)/python -c 'from pathlib import Path; from dagster_project.warehouse import restore_work; \
+	restore_work(Path("$(CAOT_WAREHOUSE_WORK)"), Path("$(CAOT_WAREHOUSE)"))'
 	cd dbt && ../$(BIN)/dbt docs generate --quiet
 
 clean:
