@@ -15,7 +15,7 @@ from dagster_project.warehouse import table_exists, transaction
 DDL = """
 create schema if not exists history;
 create table if not exists history.certificate_versions (
-    distribution_date date, version integer, line varchar, value varchar,
+    deal_id varchar, distribution_date date, version integer, line varchar, value varchar,
     published_at timestamptz, deliveries varchar
 );
 """
@@ -23,6 +23,7 @@ create table if not exists history.certificate_versions (
 
 @dataclass(frozen=True)
 class Version:
+    deal_id: str
     distribution_date: dt.date
     version: int
     published_at: dt.datetime
@@ -30,79 +31,83 @@ class Version:
     values: dict  # line -> printed value (exact text)
 
 
-def record_versions(con, published_at: dt.datetime) -> list[tuple[dt.date, int]]:
+def record_versions(con, published_at: dt.datetime) -> list[tuple[str, dt.date, int]]:
     """Record a new version of every publishable certificate that changed; return them."""
     con.execute(DDL)
     changed = con.execute(
         """
         with current_lines as (
-            select certificate.distribution_date, certificate.line, certificate.value
+            select certificate.deal_id, certificate.distribution_date, certificate.line,
+                certificate.value
             from marts.rpt_servicer_certificate as certificate
             inner join quality.certificate_gate as gate
-                on certificate.distribution_date = gate.distribution_date
+                on certificate.deal_id = gate.deal_id
+                and certificate.distribution_date = gate.distribution_date
             where gate.is_publishable
         ),
+        current_dates as (select distinct deal_id, distribution_date from current_lines),
         latest as (
-            select distribution_date, max(version) as version
-            from history.certificate_versions group by distribution_date
+            select deal_id, distribution_date, max(version) as version
+            from history.certificate_versions group by deal_id, distribution_date
         ),
         latest_lines as (
-            select history.distribution_date, history.line, history.value
+            select history.deal_id, history.distribution_date, history.line, history.value
             from history.certificate_versions as history
-            inner join latest using (distribution_date, version)
+            inner join latest using (deal_id, distribution_date, version)
+            inner join current_dates using (deal_id, distribution_date)
         ),
         differences as (
-            select distribution_date from (
-                (select * from current_lines except select * from latest_lines
-                    where distribution_date in (select distribution_date from current_lines))
+            select deal_id, distribution_date from (
+                (select * from current_lines except select * from latest_lines)
                 union all
-                (select * from latest_lines
-                    where distribution_date in (select distribution_date from current_lines)
-                 except select * from current_lines)
+                (select * from latest_lines except select * from current_lines)
             )
-            group by distribution_date
+            group by deal_id, distribution_date
         )
-        select differences.distribution_date, coalesce(latest.version, 0) + 1
-        from differences left join latest using (distribution_date)
-        order by 1
+        select differences.deal_id, differences.distribution_date,
+            coalesce(latest.version, 0) + 1
+        from differences left join latest using (deal_id, distribution_date)
+        order by 1, 2
         """
     ).fetchall()
     if changed:
         with transaction(con):
-            for date, version in changed:
+            for deal_id, date, version in changed:
                 con.execute(
                     """
                     insert into history.certificate_versions
-                    select certificate.distribution_date, ?, certificate.line, certificate.value,
-                        ?, (
+                    select certificate.deal_id, certificate.distribution_date, ?,
+                        certificate.line, certificate.value, ?, (
                             select string_agg(delivery_id, ', ' order by delivery_id)
                             from raw.deliveries
-                            where status = 'loaded' and scope <= (
-                                select collection_period from staging.stg_deal__payment_calendar
-                                where distribution_date = ?)
-                                and scope <> 'schedule'
+                            where status = 'loaded' and deal_id = ?
+                                and file_kind in ('loan_status', 'payment_transactions')
+                                and scope <= (
+                                    select collection_period
+                                    from staging.stg_deal__payment_calendar
+                                    where deal_id = ? and distribution_date = ?)
                         )
                     from marts.rpt_servicer_certificate as certificate
-                    where certificate.distribution_date = ?
+                    where certificate.deal_id = ? and certificate.distribution_date = ?
                     """,
-                    [version, published_at, date, date],
+                    [version, published_at, deal_id, deal_id, date, deal_id, date],
                 )
     return changed
 
 
-def load_versions(con) -> dict[dt.date, list[Version]]:
-    """Every recorded version, oldest first, per Distribution Date (read-only)."""
+def load_versions(con) -> dict[tuple[str, dt.date], list[Version]]:
+    """Every recorded version, oldest first, per trust and Distribution Date (read-only)."""
     if not table_exists(con, "history", "certificate_versions"):
         return {}
     rows = con.execute(
-        "select distribution_date, version, published_at, any_value(deliveries), "
+        "select deal_id, distribution_date, version, published_at, any_value(deliveries), "
         "map_from_entries(list(struct_pack(k := line, v := value))) "
-        "from history.certificate_versions group by 1, 2, 3 order by 1, 2"
+        "from history.certificate_versions group by 1, 2, 3, 4 order by 1, 2, 3"
     ).fetchall()
-    out: dict[dt.date, list[Version]] = {}
-    for date, version, published_at, deliveries, values in rows:
-        out.setdefault(date, []).append(
-            Version(date, version, published_at, deliveries or "", dict(values))
+    out: dict[tuple[str, dt.date], list[Version]] = {}
+    for deal_id, date, version, published_at, deliveries, values in rows:
+        out.setdefault((deal_id, date), []).append(
+            Version(deal_id, date, version, published_at, deliveries or "", dict(values))
         )
     return out
 

@@ -1,16 +1,15 @@
 """Where the warehouse lives, short-lived DuckDB connections, and the atomic publish for readers.
 
-The pipeline writes a working file (data/work/warehouse.duckdb). Readers use the published copy
+A run writes the working file (data/work/warehouse.duckdb). Readers use the published copy
 (data/warehouse.duckdb), replaced atomically only after a complete run, so an analyst never sees
 a half-written run and never blocks the pipeline (DuckDB allows one writing process; STACK.md).
+One run writes the working file at a time: each holds the file's lock (flock) while it runs.
 """
 
 import errno
 import fcntl
 import os
 import shutil
-import sys
-import threading
 import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -23,28 +22,27 @@ DATA_DIR = PROJECT_ROOT / "data"
 
 
 def work_path() -> Path:
-    return Path(os.environ.get("CAOT_WAREHOUSE_WORK", DATA_DIR / "work" / "warehouse.duckdb"))
+    return Path(os.environ.get("CAOT_WAREHOUSE_WORK") or DATA_DIR / "work" / "warehouse.duckdb")
 
 
 def published_path() -> Path:
-    return Path(os.environ.get("CAOT_WAREHOUSE", DATA_DIR / "warehouse.duckdb"))
+    return Path(os.environ.get("CAOT_WAREHOUSE") or DATA_DIR / "warehouse.duckdb")
 
 
 def input_dir() -> Path:
-    return Path(os.environ.get("CAOT_INPUT_DIR", DATA_DIR / "sample"))
+    return Path(os.environ.get("CAOT_INPUT_DIR") or DATA_DIR / "sample")
 
 
 def memory_limit() -> str:
     """DuckDB's memory for the pipeline's work (dbt reads the same variable, dbt/profiles.yml):
     beyond it, joins, sorts and aggregates spill to disk beside the warehouse, so a shelf of
-    deals runs on a small machine."""
+    trusts runs on a small machine."""
     return os.environ.get("CAOT_DUCKDB_MEMORY_LIMIT", "4GB")
 
 
 @contextmanager
 def connect(path: Path | str, read_only: bool = False):
     path = Path(path)
-    finish_restoring(path)
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(path), read_only=read_only)
@@ -84,7 +82,6 @@ def run_lock(work: Path, wait_seconds: float = 0.0):
         handle.flush()
         yield
     finally:
-        finish_restoring(work)  # the next run finds the working file whole
         handle.close()  # closing the file releases the lock
 
 
@@ -116,51 +113,22 @@ class PublishError(RuntimeError):
     """The warehouse or the reports could not be published; what was published stands."""
 
 
-def isolated_environment(inputs: Path, folder: Path) -> dict[str, str]:
-    """The environment of a pipeline run on `inputs` with its own warehouse, reports, Great
-    Expectations project and Dagster instance under `folder` (benchmarks, fault tests)."""
-    home = folder / "dagster_home"
-    home.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(PROJECT_ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
-    return {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "CAOT_INPUT_DIR": str(inputs),
-        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
-        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
-        "CAOT_REPORTS_DIR": str(folder / "reports"),
-        "CAOT_GX_DIR": str(folder / "gx"),
-        "DBT_PROJECT_DIR": str(PROJECT_ROOT / "dbt"),
-        "DBT_PROFILES_DIR": str(PROJECT_ROOT / "dbt"),
-    }
+def restore_work(work: Path, published: Path) -> None:
+    """A run starts from the published history when the working file is missing (a fresh
+    working folder, or one cleaned by hand), never from an empty warehouse."""
+    if not work.exists() and published.exists():
+        work.parent.mkdir(parents=True, exist_ok=True)
+        _copy_over(published, work)
 
 
 def publish(work: Path, published: Path) -> Path:
-    """Publish the finished working warehouse: checkpointed, then renamed over the published one
-    (atomic: readers see the old file or the new one). The working file is then restored as a
-    copy of the published one in the background (`restore_work`); whatever opens it next, in this
-    process or after the run lock, waits for that copy. Renaming saves copying 270 MB while the
-    build's writes are still going to disk (0.1 s to 1.6 s, measured), and the published file is
-    the one DuckDB synced at its checkpoint."""
-    finish_restoring(work)
+    """Publish the finished working warehouse: checkpointed, copied beside the published file and
+    renamed over it (atomic: readers see the old file or the new one)."""
     with connect(work) as con:
         con.execute("checkpoint")
     try:
         published.parent.mkdir(parents=True, exist_ok=True)
-        if not Path(str(work) + ".wal").exists():  # everything is in the one file
-            try:
-                os.replace(work, published)
-            except OSError as error:
-                if error.errno != errno.EXDEV:
-                    raise
-            else:
-                thread = threading.Thread(
-                    target=_restore_reporting, args=(published, work), name="restore-work"
-                )
-                _restoring[_key(work)] = thread
-                thread.start()
-                return published
-        _copy_over(work, published)  # another filesystem: a copy, renamed over the old file
+        _copy_over(work, published)
     except OSError as error:
         raise PublishError(
             f"could not publish the warehouse to {published}: {error.strerror or error}; "
@@ -175,47 +143,12 @@ def _copy_over(source: Path, target: Path) -> None:
     try:
         shutil.copyfile(source, temporary)
         os.replace(temporary, target)
-    except OSError:
+    except OSError as error:
         with suppress(OSError):  # the folder itself may be what is missing or unwritable
             temporary.unlink(missing_ok=True)
+        if error.errno == errno.ENOSPC:
+            raise OSError(error.errno, f"no space left on the device for {target}") from error
         raise
-
-
-_restoring: dict[str, threading.Thread] = {}  # working files being restored, by path
-
-
-def _key(path: Path | str) -> str:
-    return os.path.abspath(path)
-
-
-def _restore_reporting(published: Path, work: Path) -> None:
-    try:
-        _copy_over(published, work)
-    except OSError as error:
-        print(
-            f"could not restore the working warehouse {work} from {published}: "
-            f"{error.strerror or error}; the next run restores it",
-            file=sys.stderr,
-        )
-
-
-def finish_restoring(work: Path | None = None) -> None:
-    """Wait for the background restore of `work` (of every working file when None)."""
-    for key in [_key(work)] if work is not None else list(_restoring):
-        thread = _restoring.pop(key, None)
-        if thread is not None:
-            thread.join()
-
-
-def restore_work(work: Path, published: Path) -> None:
-    """Make sure the working file exists: after a publish, it is a copy of the published file;
-    a run stopped before that copy was done leaves it missing, and it is copied now (a run never
-    starts from an empty warehouse while a published one holds the history)."""
-    finish_restoring(work)
-    if not work.exists() and published.exists():
-        print(f"restoring the working warehouse {work} from {published}", flush=True)
-        work.parent.mkdir(parents=True, exist_ok=True)
-        _copy_over(published, work)
 
 
 def publish_folder(build, target: Path):

@@ -1,4 +1,8 @@
-"""Generate the sample deal: `python -m dagster_project.generator [--receivables N] [--seed S]`."""
+"""Generate the sample deal: `python -m dagster_project.generator [--receivables N] [--seed S]`.
+
+Writes the trust's files in the shelf layout (ingestion/deliveries.py): <out>/<deal_id>/ holds its
+Receivable Schedule, index rates, account earnings and monthly deliveries; <out>/ the servicer's
+tangible net worth."""
 
 import argparse
 import json
@@ -12,7 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from dagster_project.business_calendar import payment_periods
-from dagster_project.deal import PROJECT_ROOT, load_deal
+from dagster_project.deal import DEFAULT_DEALS_DIR, PROJECT_ROOT, load_deal
 from dagster_project.generator import market_inputs
 from dagster_project.generator.ex102_writer import Ex102TapeWriter
 from dagster_project.generator.performance import simulate
@@ -31,16 +35,17 @@ def generate(
     fmt: str = "csv",
     progress: bool = True,
 ) -> dict:
-    deal = load_deal(deal_file)
+    deal = load_deal(deal_file or DEFAULT_DEALS_DIR / "caot_2015_4.yaml")
     receivables = receivables or deal.initial_receivable_count
     rng = np.random.default_rng(seed)
     started = time.perf_counter()
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
+    trust = out / deal.deal_id
     schedule = build_schedule(deal, receivables, rng)
     # EX-102 covers the monthly tapes only: the schedule of an XML deal stays a CSV
-    write_schedule(schedule.frame, out / f"receivable_schedule.{'csv' if fmt == 'xml' else fmt}")
+    write_schedule(schedule.frame, trust / f"receivable_schedule.{'csv' if fmt == 'xml' else fmt}")
     ex102 = Ex102TapeWriter() if fmt == "xml" else None
 
     periods = payment_periods(deal)
@@ -54,7 +59,7 @@ def generate(
         file=sys.stderr,
     )
     for tape in simulate(deal, schedule, periods, rng):
-        folder = out / "deliveries" / tape.period.collection_period
+        folder = trust / "deliveries" / tape.period.collection_period
         if ex102:
             ex102.write(tape, folder)  # EX-102 has no transaction file
         else:
@@ -70,14 +75,14 @@ def generate(
         bar.update(1)
     bar.close()
 
-    libor = market_inputs.libor_frame(deal, written)
-    write_frame(libor, out / "libor_rates.csv", ())
+    rates = market_inputs.index_rate_frame(deal, written)
+    write_frame(rates, trust / "index_rates.csv", ())
     write_frame(
         market_inputs.tangible_net_worth_frame(deal, written), out / "tangible_net_worth.csv", ()
     )
     write_frame(
-        market_inputs.account_earnings_frame(deal, written, libor, collections),
-        out / "trust_account_earnings.csv",
+        market_inputs.account_earnings_frame(deal, written, rates, collections),
+        trust / "trust_account_earnings.csv",
         (),
     )
 
@@ -90,7 +95,7 @@ def generate(
         }
         for b in schedule.breaches
     ]
-    truth = out / "ground_truth"
+    truth = trust / "ground_truth"
     truth.mkdir()
     (truth / "breach_manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     summary = {

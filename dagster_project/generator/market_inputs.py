@@ -1,4 +1,5 @@
-"""Inputs beside the tapes: LIBOR per accrual period, CarMax's tangible net worth, account earnings.
+"""Inputs beside the tapes: the floating index per accrual period, CarMax's tangible net worth,
+account earnings.
 
 These are synthetic series shaped after history (1-month LIBOR rose from under 0.2% in 2015 to
 about 2.5% in 2019, then fell in 2020). Only the first period's LIBOR is a fact of the deal: the
@@ -54,8 +55,8 @@ def _interpolate(day: dt.date) -> Decimal:
     return LIBOR_ANCHORS[-1][1]
 
 
-def libor_frame(deal: Deal, periods: list[PaymentPeriod]) -> pd.DataFrame:
-    """One row per accrual period: LIBOR as a fraction (0.0017166 = 0.17166%)."""
+def index_rate_frame(deal: Deal, periods: list[PaymentPeriod]) -> pd.DataFrame:
+    """One row per accrual period: the floating index as a fraction (0.0017166 = 0.17166%)."""
     rows = []
     for period in periods:
         if period.period_number == 1:
@@ -67,7 +68,7 @@ def libor_frame(deal: Deal, periods: list[PaymentPeriod]) -> pd.DataFrame:
                 "accrual_period_start": period.accrual_start,
                 "accrual_period_end": period.distribution_date,
                 "distribution_date": period.distribution_date,
-                "libor": str(libor),
+                "index_rate": str(libor),
             }
         )
     return pd.DataFrame(rows)
@@ -88,7 +89,7 @@ def tangible_net_worth_frame(deal: Deal, periods: list[PaymentPeriod]) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def account_earnings_frame(deal: Deal, periods, libor: pd.DataFrame, collections) -> pd.DataFrame:
+def account_earnings_frame(deal: Deal, periods, rates: pd.DataFrame, collections) -> pd.DataFrame:
     """Interest on the Collection Account and investment earnings of the Reserve Account.
 
     Collections are remitted monthly (4.2 Monthly Remittance Condition), so the Collection Account
@@ -96,7 +97,7 @@ def account_earnings_frame(deal: Deal, periods, libor: pd.DataFrame, collections
     (4.7(b)).
     """
     rows = []
-    for period, rate in zip(periods, libor["libor"], strict=False):
+    for period, rate in zip(periods, rates["index_rate"], strict=False):
         rate = Decimal(rate)
         collected = collections.get(period.collection_period, Decimal(0))
         rows.append(

@@ -4,9 +4,10 @@ Loan-level tape columns use the SEC Regulation AB Schedule AL (Item 3) names whe
 (see docs/tape_fields.md); the few fields Schedule AL lacks are named in the same style.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 MONEY = "decimal(18, 2)"
+SHELF = "shelf"  # the deal_id of files that belong to the whole shelf, not to one trust
 MAX_AMOUNT = "10000000.00"  # no single receivable's amount reaches $10 million: larger is absurd
 
 
@@ -32,7 +33,8 @@ class FileSchema:
     period_columns: tuple[str, str] | None = None  # (begin, end) must equal the partition's
     date_in_period: str | None = None  # each date must fall inside the period
     allow_empty: bool = False  # a header and no rows is a valid file
-    extra: dict = field(default_factory=dict)
+    per_trust: bool = True  # False: one file for the whole shelf (deal_id SHELF)
+    per_period: bool = False  # a monthly tape: its rows are keyed by Collection Period
 
     @property
     def names(self) -> list[str]:
@@ -94,6 +96,10 @@ LOAN_STATUS = FileSchema(
     key=("assetNumber",),
     id_column="assetNumber",
     period_columns=("reportingPeriodBeginningDate", "reportingPeriodEndingDate"),
+    # a tape with no rows is a delivery once no receivable is outstanding (recoveries may still
+    # flow); while any is, the missing receivables are findings (validation.py)
+    allow_empty=True,
+    per_period=True,
     columns=(
         Column("assetNumber", "varchar"),
         Column("reportingPeriodBeginningDate", "date"),
@@ -146,6 +152,7 @@ PAYMENT_TRANSACTIONS = FileSchema(
     id_column="assetNumber",
     date_in_period="transactionDate",
     allow_empty=True,  # a period can pass without a single transaction
+    per_period=True,
     columns=(
         Column("assetNumber", "varchar"),
         Column("transactionDate", "date"),
@@ -156,15 +163,16 @@ PAYMENT_TRANSACTIONS = FileSchema(
 
 TAPE_SCHEMAS = (LOAN_STATUS, PAYMENT_TRANSACTIONS)
 
-LIBOR_RATES = FileSchema(
-    kind="libor_rates",
-    table="raw.libor_rates",
+INDEX_RATES = FileSchema(
+    kind="index_rates",
+    table="raw.index_rates",
     key=("accrual_period_start",),
     columns=(
         Column("accrual_period_start", "date"),
         Column("accrual_period_end", "date"),
         Column("distribution_date", "date"),
-        Column("libor", "decimal(12, 9)", nonnegative=True),
+        # the deal's floating index (1-month LIBOR, SOFR) for the accrual period, as a fraction
+        Column("index_rate", "decimal(12, 9)", nonnegative=True),
     ),
 )
 
@@ -172,6 +180,7 @@ TANGIBLE_NET_WORTH = FileSchema(
     kind="tangible_net_worth",
     table="raw.tangible_net_worth",
     key=("fiscal_quarter_end",),
+    per_trust=False,  # the servicer's parent's figure, one file for the shelf
     columns=(
         Column("fiscal_quarter_end", "date"),
         Column("consolidated_tangible_net_worth", MONEY),
@@ -189,4 +198,5 @@ TRUST_ACCOUNT_EARNINGS = FileSchema(
     ),
 )
 
-MARKET_SCHEMAS = (LIBOR_RATES, TANGIBLE_NET_WORTH, TRUST_ACCOUNT_EARNINGS)
+# Files delivered once and replaced whole when they change: per trust, or one for the shelf.
+MARKET_SCHEMAS = (INDEX_RATES, TANGIBLE_NET_WORTH, TRUST_ACCOUNT_EARNINGS)

@@ -1,11 +1,15 @@
 """Checks a delivered file before anything is loaded; every problem names file, row and field.
 
-A file is read into a temporary all-text table first, so a wrong type is a finding, not a crash.
+A file is read into a temporary all-text table first (one row per data row, in file order), so a
+wrong type is a finding, not a crash. Every check is one set-based query over that typed staging
+read. Files are keyed by their trust and scope: (deal_id, collection period) for the monthly
+tapes, (deal_id, file kind) for the files delivered once.
 """
 
 import csv
 import datetime as dt
 import gzip
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,8 +17,10 @@ from pathlib import Path
 import duckdb
 
 from dagster_project.ingestion import ex102
-from dagster_project.ingestion.schemas import FileSchema
+from dagster_project.ingestion.schemas import MONEY, FileSchema
 from dagster_project.warehouse import table_exists
+
+Key = tuple[str, str]  # (deal_id, scope)
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,8 @@ def stage_table(kind: str) -> str:
 def _csv_header(path: Path) -> list[str] | Finding:
     opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8", newline="") as handle:
+        # utf-8-sig: a UTF-8 byte-order mark before the header is accepted (and not a name)
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as handle:
             header = next(csv.reader(handle), None)
     except UnicodeDecodeError as error:
         return Finding(
@@ -49,10 +56,19 @@ def _csv_header(path: Path) -> list[str] | Finding:
             None,
             f"file cannot be read: not UTF-8 ({error.reason} at byte {error.start})",
         )
-    except (OSError, csv.Error) as error:
+    except (OSError, csv.Error, EOFError) as error:
         return Finding(str(path), None, None, f"file cannot be read: {error}")
     if not header:
         return Finding(str(path), None, None, "file is empty")
+    padded = [name for name in header if name != name.strip()]
+    if padded:
+        return Finding(
+            str(path),
+            None,
+            None,
+            "column names have surrounding spaces (is the separator ', ' instead of ','?): "
+            + ", ".join(repr(name) for name in padded[:5]),
+        )
     if len(set(header)) != len(header):
         return Finding(str(path), None, None, f"header repeats a column name: {header}")
     return header
@@ -109,105 +125,134 @@ def _reader(suffix: str) -> str:
     )
 
 
+CSV_ERROR = re.compile(r"CSV Error on Line: (\d+).*?Expected Number of Columns: (\d+) Found: (\d+)", re.S)
+
+
+def _read_error(path: Path, names: list[str], error: duckdb.Error) -> Finding:
+    """A file DuckDB could not read, said as the data row and field where it broke."""
+    text = str(error)
+    found = CSV_ERROR.search(text)
+    if found:
+        line, expected, got = (int(x) for x in found.groups())
+        field = names[got] if got < len(names) else None
+        reason = (
+            f"row has {got} of {expected} fields (file cut off or a separator missing)"
+            if got < expected
+            else f"row has {got} fields, the header {expected} (an unquoted separator?)"
+        )
+        return Finding(str(path), line - 1, field, reason)
+    first_line = text.strip().splitlines()[0]
+    return Finding(str(path), None, None, f"file cannot be read: {first_line}")
+
+
 def stage_files(
-    con: duckdb.DuckDBPyConnection, schema: FileSchema, files: dict[str, Path]
-) -> dict[str, list[Finding]]:
-    """Read every readable file of `files` (scope -> path) as text into one temp table
-    (scope, columns...); return each scope's file-level findings.
+    con: duckdb.DuckDBPyConnection, schema: FileSchema, files: dict[Key, Path]
+) -> dict[Key, list[Finding]]:
+    """Read every readable file of `files` ((deal_id, scope) -> path) as text into one temp table
+    (deal_id, scope, columns...); return each key's file-level findings.
 
     The files of one format and header are read by one query (one multi-file read is about twice
-    as fast as a union of one read per file). Rows go in in file order, a scope's rows together,
+    as fast as a union of one read per file). Rows go in in file order, a key's rows together,
     so a row's number in its file follows from its rowid (row_number below).
     A file that cannot be parsed (truncated, not UTF-8 past its header) fails the combined read;
-    the files are then read one by one, so the finding names that file.
+    the files are then read one by one, so the finding names that file, row and field.
     """
     table = stage_table(schema.kind)
     con.execute(f"drop table if exists {table}")
     con.execute(
-        f"create temp table {table} (scope varchar, "
+        f"create temp table {table} (deal_id varchar, scope varchar, "
         + ", ".join(f'"{name}" varchar' for name in schema.names)
         + ")"
     )
-    findings: dict[str, list[Finding]] = {}
-    readable: dict[str, tuple[Path, list[str]]] = {}
+    findings: dict[Key, list[Finding]] = {}
+    readable: dict[Key, tuple[Path, list[str]]] = {}
     with tempfile.TemporaryDirectory(prefix="caot_stage_") as converted:
-        for scope, path in files.items():
+        for number, (key, path) in enumerate(files.items()):
             read = path
             if path.suffix == ".xml" and path.exists():
-                read = Path(converted) / f"{scope}.csv"
+                read = Path(converted) / f"{number}.csv"
                 try:  # EX-102: streamed into the tape's columns, then read like a CSV
                     ex102.convert(path, read, schema.names)
                 except ex102.Ex102Error as error:
-                    findings[scope] = [
+                    findings[key] = [
                         Finding(str(path), None, None, f"file cannot be read: {error}")
                     ]
                     continue
             header, found = _file_findings(schema, read)
-            findings[scope] = [Finding(str(path), f.row, f.field, f.reason, f.value) for f in found]
+            findings[key] = [Finding(str(path), f.row, f.field, f.reason, f.value) for f in found]
             if not found:
-                readable[scope] = (read, header)
+                readable[key] = (read, header)
         _read_into(con, table, schema, files, readable, findings)
     return findings
 
 
-def row_number(row_id: str, scope: str, stage: str) -> str:
-    """SQL for the number in its file (1 = the first row after the header) of the row of the
-    stage table `stage` with rowid `row_id` and scope `scope` (stage_files inserts rows in file
-    order, a scope's rows together)."""
-    return f"{row_id} - (select min(rowid) from {stage} where scope = {scope}) + 1"
+def row_number(row_id: str, key: str, stage: str) -> str:
+    """SQL for the number in its file (1 = the first row after the header) of the stage row with
+    rowid `row_id` and (deal_id, scope) `key` (stage_files inserts a key's rows together, in
+    file order)."""
+    return (
+        f"{row_id} - (select min(rowid) from {stage} as first_row "
+        f"where (first_row.deal_id, first_row.scope) = {key}) + 1"
+    )
 
 
 def _read_into(con, table, schema, files, readable, findings) -> None:
-    def insert(scopes: list[str]) -> None:
-        path, names = readable[scopes[0]]
+    def insert(keys: list[Key]) -> None:
+        path, names = readable[keys[0]]
         # a column a format may leave out reads as NULL
         wanted = ", ".join(
             f'"{name}"::varchar' if name in names else f'null::varchar as "{name}"'
             for name in schema.names
         )
-        paths = [str(readable[scope][0]) for scope in scopes]
-        params = {"paths": paths, "scopes": scopes}
+        paths = [str(readable[key][0]) for key in keys]
+        params = {"paths": paths, "deals": [k[0] for k in keys], "scopes": [k[1] for k in keys]}
         if path.suffix != ".parquet":
             params["columns"] = {name: "VARCHAR" for name in names}
+        position = "list_position($paths::varchar[], filename)"
         con.execute(
-            f"insert into {table} select list_extract($scopes::varchar[], "
-            f"list_position($paths::varchar[], filename)), {wanted} from {_reader(path.suffix)}",
+            f"insert into {table} select list_extract($deals::varchar[], {position}), "
+            f"list_extract($scopes::varchar[], {position}), {wanted} "
+            f"from {_reader(path.suffix)}",
             params,
         )
 
-    # one read per format and header; a file given for two scopes is read once for each (its
-    # rows would otherwise all take the first scope)
-    groups: dict[tuple, list[str]] = {}
-    for scope, (path, names) in readable.items():
-        key = (path.suffix == ".parquet", tuple(names))
-        while any(readable[other][0] == path for other in groups.get(key, [])):
-            key += ("again",)
-        groups.setdefault(key, []).append(scope)
+    # one read per format and header; a file given for two keys is read once for each (its rows
+    # would otherwise all take the first key)
+    groups: dict[tuple, list[Key]] = {}
+    for key, (path, names) in readable.items():
+        group = (path.suffix == ".parquet", tuple(names))
+        while any(readable[other][0] == path for other in groups.get(group, [])):
+            group += ("again",)
+        groups.setdefault(group, []).append(key)
     try:
-        for scopes in groups.values():
-            insert(scopes)
+        for keys in groups.values():
+            insert(keys)
     except duckdb.Error:
         con.execute(f"delete from {table}")
-        for scope in readable:
+        for key in readable:
             try:
-                insert([scope])
+                insert([key])
             except duckdb.Error as error:
-                first_line = str(error).strip().splitlines()[0]
-                findings[scope].append(
-                    Finding(str(files[scope]), None, None, f"file cannot be read: {first_line}")
-                )
+                path, names = readable[key]
+                found = _read_error(path, names, error)
+                findings[key].append(Finding(str(files[key]), found.row, found.field, found.reason))
     if not schema.allow_empty:
-        counts = dict(con.execute(f"select scope, count(*) from {table} group by scope").fetchall())
-        for scope in readable:
-            if not findings[scope] and not counts.get(scope):
-                findings[scope].append(
-                    Finding(str(files[scope]), None, None, "file has a header but no rows")
+        counts = {
+            (deal, scope): count
+            for deal, scope, count in con.execute(
+                f"select deal_id, scope, count(*) from {table} group by all"
+            ).fetchall()
+        }
+        for key in readable:
+            if not findings[key] and not counts.get(key):
+                findings[key].append(
+                    Finding(str(files[key]), None, None, "file has a header but no rows")
                 )
 
 
 def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
-    """One query returning (scope, row, field, reason, value) for every failing cell of the
-    stage; period bounds come from the temp table stage_periods when `with_periods`."""
+    """One query returning (deal_id, scope, row, field, reason, value) for every failing cell of
+    the stage; period bounds come from the temp table stage_periods when `with_periods`."""
     table = stage_table(schema.kind)
     parts, params = [], []
 
@@ -222,58 +267,70 @@ def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
             # EX-102 leaves out what does not apply: NULL there, never 0 (ingestion/ex102.py)
             omitted = " and \"sourceFormat\" is distinct from 'ex102'" if column.omissible else ""
             add(
-                f"select scope, rowid, '{label}', 'missing value', null from {table} "
+                f"select deal_id, scope, rowid, '{label}', 'missing value', null from {table} "
                 f"where {name} is null{omitted}"
             )
         add(
-            f"select scope, rowid, '{label}', 'not a valid {column.type}', {name} from {table} "
-            f"where {name} is not null and try_cast({name} as {column.type}) is null"
+            f"select deal_id, scope, rowid, '{label}', 'not a valid {column.type}', {name} "
+            f"from {table} where {name} is not null and try_cast({name} as {column.type}) is null"
         )
+        if column.type == MONEY:
+            # money in a delivery has cents: a third decimal would be rounded away silently
+            add(
+                f"select deal_id, scope, rowid, '{label}', "
+                "'amount has fractions of a cent (money has two decimals)', "
+                f"{name} from {table} where try_cast({name} as decimal(38, 10)) "
+                f"<> try_cast(try_cast({name} as decimal(38, 10)) as {MONEY})"
+            )
         if column.nonnegative:
             add(
-                f"select scope, rowid, '{label}', 'negative amount', {name} from {table} "
-                f"where try_cast({name} as {column.type}) < 0"
+                f"select deal_id, scope, rowid, '{label}', 'negative amount', {name} "
+                f"from {table} where try_cast({name} as {column.type}) < 0"
             )
         if column.maximum is not None:
             add(
-                f"select scope, rowid, '{label}', 'absurd amount (over {column.maximum})', {name} "
-                f"from {table} where try_cast({name} as {column.type}) > ?::{column.type}",
+                f"select deal_id, scope, rowid, '{label}', 'absurd amount (over "
+                f"{column.maximum})', {name} from {table} "
+                f"where try_cast({name} as {column.type}) > ?::{column.type}",
                 column.maximum,
             )
         if column.allowed:
             add(
-                f"select scope, rowid, '{label}', 'value not in the accepted codes', {name} "
-                f"from {table} where {name} is not null "
+                f"select deal_id, scope, rowid, '{label}', 'value not in the accepted codes', "
+                f"{name} from {table} where {name} is not null "
                 f"and not list_contains(?::varchar[], {name})",
                 list(column.allowed),
             )
     keys = ", ".join(f'"{k}"' for k in schema.key)
     add(
-        f"select scope, rowid, '{'+'.join(schema.key)}', 'duplicate row', concat_ws('|', {keys}) "
-        f"from (select *, rowid, count(*) over (partition by scope, {keys}) as _copies "
-        f"from {table}) where _copies > 1"
+        f"select deal_id, scope, rowid, '{'+'.join(schema.key)}', 'duplicate row', "
+        f"concat_ws('|', {keys}) from (select *, rowid, count(*) over "
+        f"(partition by deal_id, scope, {keys}) as copies from {table}) as counted "
+        "where copies > 1"
     )
     if schema.id_column:
         add(
-            f"select scope, rowid, '{schema.id_column}', "
+            f"select deal_id, scope, rowid, '{schema.id_column}', "
             "'receivable not in the Receivable Schedule', "
-            f'"{schema.id_column}" from {table} where "{schema.id_column}" not in '
-            "(select receivable_id from raw.receivable_schedule)"
+            f'"{schema.id_column}" from {table} as stage where not exists ('
+            "select 1 from raw.receivable_schedule as schedule where schedule.deal_id = "
+            f'stage.deal_id and schedule.receivable_id = stage."{schema.id_column}")'
         )
     if schema.period_columns and with_periods:
         for name, bound in zip(schema.period_columns, ("period_start", "period_end"), strict=True):
             add(
-                f"select stage.scope, stage.rowid, '{name}', "
+                f"select stage.deal_id, stage.scope, stage.rowid, '{name}', "
                 "'tape is for another Collection Period', "
                 f'stage."{name}" from {table} as stage inner join stage_periods as period '
-                f'using (scope) where try_cast(stage."{name}" as date) <> period.{bound}'
+                f'using (deal_id, scope) where try_cast(stage."{name}" as date) <> period.{bound}'
             )
     if schema.date_in_period and with_periods:
         name = schema.date_in_period
         add(
-            f"select stage.scope, stage.rowid, '{name}', 'date outside the Collection Period', "
+            f"select stage.deal_id, stage.scope, stage.rowid, '{name}', "
+            "'date outside the Collection Period', "
             f'stage."{name}" from {table} as stage inner join stage_periods as period '
-            f'using (scope) where try_cast(stage."{name}" as date) '
+            f'using (deal_id, scope) where try_cast(stage."{name}" as date) '
             f"not between period.period_start and period.period_end"
         )
     return " union all ".join(parts), params
@@ -285,88 +342,128 @@ def _money(column: str, alias: str = "") -> str:
 
 
 def tape_consistency_checks(con) -> str:
-    """The loan-level tapes of the batch against themselves and against their neighbours:
+    """The loan-level tapes of the batch against themselves and against the chain of periods:
 
     - the ending balance follows from the beginning balance less principal collected, rebates
       and charge-off (zero once purchased);
     - each receivable begins the period at the balance it ended the previous one (the first
       Collection Period: its Principal Balance in the Receivable Schedule);
-    - every receivable outstanding at the end of the previous period is on the tape.
+    - every receivable outstanding at the end of the previous period is on the tape (the first
+      period: every receivable of the schedule);
+    - a restated period is checked against the next period already loaded too: its ending
+      balances must be that period's beginning balances;
+    - a receivable with no balance left is not reported current or delinquent (a paid-off or
+      charged-off receivable does not come back).
     The previous period is taken from the batch if it is in it, else from what is loaded; one
-    neither delivered nor loaded cannot be compared (the servicing criteria catch it later).
+    neither delivered nor loaded cannot be compared (the certificate gate withholds from it).
     """
     table = stage_table("loan_status")
     begin, end = (
         "reportingPeriodBeginningLoanBalanceAmount",
         "reportingPeriodActualEndBalanceAmount",
     )
+    has_loaded = table_exists(con, "raw", "loan_status")
     loaded = (
-        f'union all select scope, "assetNumber", "{end}" from raw.loan_status '
-        f"where scope not in (select scope from stage_periods)"
-        if table_exists(con, "raw", "loan_status")
+        f"union all select deal_id, collection_period, \"assetNumber\", \"{end}\", \"{begin}\" "
+        "from raw.loan_status as loaded where not exists (select 1 from stage_periods as batch "
+        "where batch.deal_id = loaded.deal_id and batch.scope = loaded.collection_period)"
+        if has_loaded
         else ""
     )
-    prior = f'(select scope, "assetNumber", {_money(end)} as ending from {table} {loaded})'
+    known = (
+        f"(select deal_id, scope, \"assetNumber\", {_money(end)} as ending, "
+        f"{_money(begin)} as beginning from {table} {loaded})"
+    )
     return f"""
-        select scope, rowid, '{end}', 'ending balance does not follow from the beginning balance,
-            principal, rebates and charge-off', "{end}" from {table}
+        select deal_id, scope, rowid, '{end}', 'ending balance does not follow from the beginning
+            balance, principal, rebates and charge-off', "{end}" from {table}
         where {_money(end)} is distinct from case when "loanStatus" = 'purchased' then 0
             else {_money(begin)} - coalesce({_money("actualPrincipalCollectedAmount")}, 0)
             - coalesce({_money("rebateAmount")}, 0)
             - coalesce({_money("chargedoffPrincipalAmount")}, 0) end
             and {_money(begin)} is not null and {_money(end)} is not null
         union all
-        select stage.scope, stage.rowid, '{begin}', 'beginning balance is not the Principal
-            Balance in the Receivable Schedule (' || schedule.principal_balance || ')',
+        select deal_id, scope, rowid, 'loanStatus', 'receivable with no balance reported as '
+            || "loanStatus" || ' (paid off or charged off before?)', "loanStatus" from {table}
+        where "loanStatus" in ('current', 'delinquent')
+            and {_money(begin)} = 0 and {_money(end)} = 0
+        union all
+        select stage.deal_id, stage.scope, stage.rowid, '{begin}', 'beginning balance is not the
+            Principal Balance in the Receivable Schedule (' || schedule.principal_balance || ')',
             stage."{begin}"
         from {table} as stage
-        inner join stage_periods as period using (scope)
+        inner join stage_periods as period using (deal_id, scope)
         inner join raw.receivable_schedule as schedule
-            on schedule.receivable_id = stage."assetNumber"
+            on schedule.deal_id = stage.deal_id and schedule.receivable_id = stage."assetNumber"
         where period.is_first and {_money(begin, "stage")} <> schedule.principal_balance
         union all
-        select stage.scope, stage.rowid, '{begin}', 'beginning balance is not the ending balance
-            of ' || period.previous_scope || ' (' || prior.ending || ')', stage."{begin}"
+        select stage.deal_id, stage.scope, stage.rowid, '{begin}', 'beginning balance is not the
+            ending balance of ' || period.previous_scope || ' (' || prior.ending || ')',
+            stage."{begin}"
         from {table} as stage
-        inner join stage_periods as period using (scope)
-        inner join {prior} as prior
-            on prior.scope = period.previous_scope and prior."assetNumber" = stage."assetNumber"
+        inner join stage_periods as period using (deal_id, scope)
+        inner join {known} as prior
+            on prior.deal_id = stage.deal_id and prior.scope = period.previous_scope
+            and prior."assetNumber" = stage."assetNumber"
         where not period.is_first and {_money(begin, "stage")} <> prior.ending
         union all
-        select period.scope, null, 'assetNumber', 'receivable outstanding at the end of '
-            || period.previous_scope || ' is missing from the tape', prior."assetNumber"
+        select stage.deal_id, stage.scope, stage.rowid, '{end}', 'ending balance is not the
+            beginning balance of ' || period.next_scope || ', already loaded (' || later.beginning
+            || '): a restatement must agree with the periods after it', stage."{end}"
+        from {table} as stage
+        inner join stage_periods as period using (deal_id, scope)
+        inner join {known} as later
+            on later.deal_id = stage.deal_id and later.scope = period.next_scope
+            and later."assetNumber" = stage."assetNumber"
+        where not exists (select 1 from stage_periods as batch
+            where batch.deal_id = stage.deal_id and batch.scope = period.next_scope)
+            and {_money(end, "stage")} <> later.beginning
+        union all
+        select period.deal_id, period.scope, null, 'assetNumber', 'receivable outstanding at the
+            end of ' || period.previous_scope || ' is missing from the tape', prior."assetNumber"
         from stage_periods as period
-        inner join {prior} as prior on prior.scope = period.previous_scope
+        inner join {known} as prior
+            on prior.deal_id = period.deal_id and prior.scope = period.previous_scope
         where not period.is_first and prior.ending > 0 and not exists (
-            select 1 from {table} as stage
-            where stage.scope = period.scope and stage."assetNumber" = prior."assetNumber")
+            select 1 from {table} as stage where stage.deal_id = period.deal_id
+            and stage.scope = period.scope and stage."assetNumber" = prior."assetNumber")
+        union all
+        select period.deal_id, period.scope, null, 'assetNumber', 'receivable of the Receivable
+            Schedule is missing from the first Collection Period''s tape', schedule.receivable_id
+        from stage_periods as period
+        inner join raw.receivable_schedule as schedule on schedule.deal_id = period.deal_id
+        where period.is_first and not exists (
+            select 1 from {table} as stage where stage.deal_id = period.deal_id
+            and stage.scope = period.scope and stage."assetNumber" = schedule.receivable_id)
     """
 
 
-def stage_periods(con, periods: dict[str, tuple[dt.date, dt.date]]) -> None:
-    """The batch's Collection Periods: bounds, the period before each, whether it is the first."""
-    cutoff = (
-        con.execute(
-            "select max(value)::date from raw.deal_terms where term = 'cutoff_date'"
-        ).fetchone()[0]
-        if table_exists(con, "raw", "deal_terms")
-        else None
+def stage_periods(con, periods: dict[Key, tuple[dt.date, dt.date]]) -> None:
+    """The batch's Collection Periods: bounds, the periods before and after each, and whether it
+    is the trust's first (the one that starts the day after its Cutoff Date)."""
+    cutoffs = (
+        dict(con.execute("select deal_id, cutoff_date from raw.deals").fetchall())
+        if table_exists(con, "raw", "deals")
+        else {}
     )
     con.execute(
-        "create or replace temp table stage_periods (scope varchar, period_start date, "
-        "period_end date, previous_scope varchar, is_first boolean)"
+        "create or replace temp table stage_periods (deal_id varchar, scope varchar, "
+        "period_start date, period_end date, previous_scope varchar, next_scope varchar, "
+        "is_first boolean)"
     )
     con.executemany(
-        "insert into stage_periods values (?, ?, ?, ?, ?)",
+        "insert into stage_periods values (?, ?, ?, ?, ?, ?, ?)",
         [
             (
+                deal_id,
                 scope,
                 start,
                 end,
                 f"{start - dt.timedelta(days=1):%Y-%m}",
-                cutoff is not None and start == cutoff + dt.timedelta(days=1),
+                f"{end + dt.timedelta(days=1):%Y-%m}",
+                deal_id in cutoffs and start == cutoffs[deal_id] + dt.timedelta(days=1),
             )
-            for scope, (start, end) in periods.items()
+            for (deal_id, scope), (start, end) in periods.items()
         ],
     )
 
@@ -374,22 +471,24 @@ def stage_periods(con, periods: dict[str, tuple[dt.date, dt.date]]) -> None:
 def check_rows(
     con,
     schema: FileSchema,
-    files: dict[str, Path],
-    periods: dict[str, tuple[dt.date, dt.date]] | None = None,
-) -> dict[str, list[Finding]]:
-    """Every failing cell of the staged files, per scope, naming file, row and field."""
+    files: dict[Key, Path],
+    periods: dict[Key, tuple[dt.date, dt.date]] | None = None,
+) -> dict[Key, list[Finding]]:
+    """Every failing cell of the staged files, per key, naming file, row and field."""
     sql, params = row_checks(schema, with_periods=bool(periods))
     if schema.kind == "loan_status" and periods:
         sql = f"{sql} union all {tape_consistency_checks(con)}"
-    findings: dict[str, list[Finding]] = {scope: [] for scope in files}
-    number = row_number("found.row_id", "found.scope", stage_table(schema.kind))
+    findings: dict[Key, list[Finding]] = {key: [] for key in files}
+    number = row_number("found.row_id", "(found.deal_id, found.scope)", stage_table(schema.kind))
     rows = con.execute(
-        f"select scope, {number}, field, reason, value "
-        f"from ({sql}) as found(scope, row_id, field, reason, value) order by 1, 2 nulls last, 3",
+        f"select deal_id, scope, case when row_id is not null then {number} end, field, reason, "
+        f"value from ({sql}) as found(deal_id, scope, row_id, field, reason, value) "
+        "order by 1, 2, 3 nulls last, 4",
         params,
     ).fetchall()
-    for scope, row, field, reason, value in rows:
-        if scope in findings:
+    for deal_id, scope, row, field, reason, value in rows:
+        key = (deal_id, scope)
+        if key in findings:
             reason = " ".join(reason.split())
-            findings[scope].append(Finding(str(files[scope]), row, field, reason, value))
+            findings[key].append(Finding(str(files[key]), row, field, reason, value))
     return findings

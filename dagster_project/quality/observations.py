@@ -37,6 +37,7 @@ select
     as maturity_difference_months,
     ((principal_balance - amount_financed) * 100)::bigint as balance_over_amount_financed_cents
 from raw.receivable_schedule
+where deal_id = $deal_id
 order by receivable_id
 """
 
@@ -54,15 +55,18 @@ select
     (sum(remaining_term * principal_balance) / sum(principal_balance))::double
     as weighted_average_remaining_term
 from raw.receivable_schedule
+where deal_id = $deal_id
 """
 
 SCHEDULE_DELIVERY = """
 select delivery_id from raw.deliveries
-where scope = 'schedule' and file_kind = 'receivable_schedule' and status = 'loaded'
+where deal_id = $deal_id and file_kind = 'receivable_schedule' and status = 'loaded'
 """
 
 SERVICING_CRITERIA = """
 select
+    deal_id || '/' || collection_period as period_key,
+    deal_id,
     collection_period,
     distribution_date,
     receivable_periods_tested,
@@ -70,7 +74,6 @@ select
     servicer_roll_forward_break_count,
     servicer_continuity_break_count,
     missing_receivable_count,
-    missing_earlier_period_count,
     charge_off_mismatch_count,
     extension_beyond_final_date_count,
     repurchase_exception_count,
@@ -78,5 +81,5 @@ select
     seniority_violation_count,
     (reserve_roll_forward_difference_amount * 100)::bigint as reserve_roll_forward_difference_cents
 from marts.rpt_servicing_criteria
-order by period_number
+order by deal_id, period_number
 """

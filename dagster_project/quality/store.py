@@ -1,39 +1,38 @@
 """The quality schema of the warehouse: every expectation's result, every failing row, the breach
-register the dbt models read (quality.eligibility_exceptions), the certificate gate, and what each
-validated subject's inputs were (quality.validated_inputs: a validation whose inputs are unchanged
-need not run again).
+register the dbt models read (quality.eligibility_exceptions), and the certificate gate.
 
-Each suite's rows are replaced whole in one transaction, so a rerun is idempotent.
+Rows are keyed by trust (deal_id; "shelf" for a suite run over every trust at once) and replaced
+whole per trust and suite in one transaction, so a rerun is idempotent.
 """
 
 import datetime as dt
 from dataclasses import dataclass
 
 from dagster_project.quality.validation import Outcome
-from dagster_project.warehouse import table_exists, transaction
+from dagster_project.warehouse import transaction
+
+SHELF = "shelf"  # the deal_id of results of a suite run over every trust at once
 
 DDL = """
 create schema if not exists quality;
 create table if not exists quality.expectation_results (
-    suite_name varchar, subject varchar, expectation_name varchar, representation varchar,
-    also_tests varchar, rule_text varchar, tolerance_text varchar, is_blocking boolean,
-    element_count bigint, unexpected_count bigint, is_success boolean, validated_at timestamptz
+    deal_id varchar, suite_name varchar, subject varchar, expectation_name varchar,
+    representation varchar, also_tests varchar, rule_text varchar, tolerance_text varchar,
+    is_blocking boolean, element_count bigint, unexpected_count bigint, is_success boolean,
+    validated_delivery_id varchar, validated_at timestamptz
 );
 create table if not exists quality.expectation_failures (
-    suite_name varchar, expectation_name varchar, representation varchar, is_blocking boolean,
-    failing_id varchar, observed_value varchar, validated_at timestamptz
+    deal_id varchar, suite_name varchar, expectation_name varchar, representation varchar,
+    is_blocking boolean, failing_id varchar, observed_value varchar, validated_at timestamptz
 );
 create table if not exists quality.eligibility_exceptions (
-    receivable_id varchar, representation varchar, suite_name varchar, expectation_name varchar,
-    rule_text varchar, observed_value varchar, schedule_delivery_id varchar, discovered_date date,
-    validated_at timestamptz
+    deal_id varchar, receivable_id varchar, representation varchar, suite_name varchar,
+    expectation_name varchar, rule_text varchar, observed_value varchar,
+    schedule_delivery_id varchar, discovered_date date, validated_at timestamptz
 );
 create table if not exists quality.certificate_gate (
-    collection_period varchar, distribution_date date, is_publishable boolean,
+    deal_id varchar, collection_period varchar, distribution_date date, is_publishable boolean,
     withheld_reason varchar, evaluated_at timestamptz
-);
-create table if not exists quality.validated_inputs (
-    subject varchar, inputs_sha256 varchar, validated_at timestamptz
 );
 """
 
@@ -42,11 +41,19 @@ def ensure_schema(con) -> None:
     con.execute(DDL)
 
 
-def save_outcomes(con, outcomes: list[Outcome], validated_at: dt.datetime) -> None:
-    """Replace the results and failing rows of the suites in `outcomes`."""
+def save_outcomes(
+    con,
+    deal_id: str,
+    outcomes: list[Outcome],
+    validated_at: dt.datetime,
+    delivery_id: str | None = None,
+) -> None:
+    """Replace the trust's results and failing rows of the suites in `outcomes` (run on the
+    delivery `delivery_id`, when the subject is one)."""
     suites = sorted({o.suite.name for o in outcomes})
     results = [
         (
+            deal_id,
             o.suite.name,
             o.suite.subject,
             o.rule.name,
@@ -58,12 +65,14 @@ def save_outcomes(con, outcomes: list[Outcome], validated_at: dt.datetime) -> No
             o.element_count,
             o.unexpected_count,
             o.success,
+            delivery_id,
             validated_at,
         )
         for o in outcomes
     ]
     failures = [
         (
+            deal_id,
             o.suite.name,
             o.rule.name,
             o.rule.representation,
@@ -76,30 +85,38 @@ def save_outcomes(con, outcomes: list[Outcome], validated_at: dt.datetime) -> No
         for failing_id, observed in o.offenders
     ]
     with transaction(con):
+        ensure_schema(con)
         for table in ("expectation_results", "expectation_failures"):
-            con.execute(f"delete from quality.{table} where list_contains(?, suite_name)", [suites])
+            con.execute(
+                f"delete from quality.{table} where deal_id = ? and list_contains(?, suite_name)",
+                [deal_id, suites],
+            )
         if results:
             con.executemany(
                 "insert into quality.expectation_results values "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 results,
             )
         if failures:
             con.executemany(
-                "insert into quality.expectation_failures values (?, ?, ?, ?, ?, ?, ?)", failures
+                "insert into quality.expectation_failures values (?, ?, ?, ?, ?, ?, ?, ?)",
+                failures,
             )
 
 
 def save_register(
     con,
+    deal_id: str,
     outcomes: list[Outcome],
     delivery_id: str | None,
     discovered: dt.date,
     validated_at: dt.datetime,
 ) -> int:
-    """The breach register: one row per receivable and failed receivable-level expectation."""
+    """The trust's breach register: one row per receivable and failed receivable-level
+    expectation."""
     rows = [
         (
+            deal_id,
             receivable_id,
             o.rule.representation,
             o.suite.name,
@@ -115,77 +132,101 @@ def save_register(
         if receivable_id not in ("None", "")  # a missing contract number cannot be repurchased
     ]
     with transaction(con):
-        con.execute("delete from quality.eligibility_exceptions")
+        ensure_schema(con)
+        con.execute("delete from quality.eligibility_exceptions where deal_id = ?", [deal_id])
         if rows:
             con.executemany(
-                "insert into quality.eligibility_exceptions values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "insert into quality.eligibility_exceptions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
     return len(rows)
 
 
-def save_validated_inputs(con, subject: str, inputs_sha256: str, validated_at: dt.datetime) -> None:
-    """Record the fingerprint of what `subject` was validated on (written after its results)."""
-    with transaction(con):
-        con.execute("delete from quality.validated_inputs where subject = ?", [subject])
-        con.execute(
-            "insert into quality.validated_inputs values (?, ?, ?)",
-            [subject, inputs_sha256, validated_at],
-        )
+@dataclass(frozen=True)
+class PeriodStatus:
+    """A Collection Period's tape as the warehouse holds it (int_collection_period__tape_status)."""
 
-
-def validated_inputs(con, subject: str) -> str | None:
-    """The fingerprint recorded by the last complete validation of `subject`, if any."""
-    if not table_exists(con, "quality", "validated_inputs"):  # never validated, or from before
-        return None
-    row = con.execute(
-        "select inputs_sha256 from quality.validated_inputs where subject = ?", [subject]
-    ).fetchone()
-    return row[0] if row else None
+    deal_id: str
+    collection_period: str
+    distribution_date: dt.date
+    is_tape_loaded: bool
+    is_latest_delivery_rejected: bool
+    rejected_finding: str | None
+    has_no_transactions: bool
 
 
 @dataclass(frozen=True)
 class GateRow:
+    deal_id: str
     collection_period: str
     distribution_date: dt.date
     is_publishable: bool
     withheld_reason: str | None
 
 
-def certificate_gate(periods: list[tuple[str, dt.date]], outcomes: list[Outcome]) -> list[GateRow]:
-    """A period's certificate is withheld when a blocking expectation fails for it, and so is every
-    later one: the waterfall carries balances and accounts from one Distribution Date to the next.
-    """
-    failed: dict[str, list[str]] = {}
-    for outcome in outcomes:
-        if not outcome.rule.blocking:
-            continue
-        for period, observed in outcome.offenders:
-            failed.setdefault(period, []).append(
-                f"{outcome.rule.representation} {outcome.rule.rule} ({outcome.rule.column} = "
-                f"{observed})"
-            )
-    rows, first_failure = [], None
-    for period, date in periods:
-        if period in failed:
-            reason = f"{period} failed: " + "; ".join(failed[period])
-            first_failure = first_failure or period
-        elif first_failure:
-            reason = f"withheld because {first_failure}, whose state it carries, failed"
+def validated_delivery(con, deal_id: str, suite_name: str) -> str | None:
+    """The delivery a trust's suite last ran on."""
+    ensure_schema(con)
+    row = con.execute(
+        "select any_value(validated_delivery_id) from quality.expectation_results "
+        "where deal_id = ? and suite_name = ?",
+        [deal_id, suite_name],
+    ).fetchone()
+    return row[0] if row else None
+
+
+def certificate_gate(
+    periods: list[PeriodStatus],
+    failures: dict[tuple[str, str], list[str]],
+    trust_failures: dict[str, list[str]] | None = None,
+) -> list[GateRow]:
+    """Whether each trust's certificate of each Distribution Date is published, and why not.
+
+    A period's certificate is withheld when its tape is not loaded (not delivered, or its
+    delivery rejected) or a blocking expectation fails for it (`failures`, keyed by trust and
+    Collection Period); every later certificate of the trust is withheld too, since the waterfall
+    carries balances and accounts from one Distribution Date to the next. A trust whose
+    Receivable Schedule fails a blocking expectation (`trust_failures`) has every certificate
+    withheld. Other trusts are not affected."""
+    rows: list[GateRow] = []
+    first_problem: dict[str, str] = {}
+    trust_failures = trust_failures or {}
+    for period in sorted(periods, key=lambda p: (p.deal_id, p.distribution_date)):
+        key = (period.deal_id, period.collection_period)
+        name = period.collection_period
+        if not period.is_tape_loaded and period.is_latest_delivery_rejected:
+            reason = f"the delivery for {name} was rejected: {period.rejected_finding}"
+        elif not period.is_tape_loaded:
+            reason = f"no tape delivered for {name}"
+        elif key in failures:
+            found = "; ".join(failures[key])
+            if period.has_no_transactions:
+                found = f"no payment transactions delivered (the file has no rows); {found}"
+            reason = f"{name} failed: {found}"
         else:
             reason = None
-        rows.append(GateRow(period, date, reason is None, reason))
+        earlier = first_problem.get(period.deal_id)
+        if period.deal_id in trust_failures:
+            reason = "the Receivable Schedule failed: " + "; ".join(trust_failures[period.deal_id])
+        elif earlier:
+            reason = f"withheld because {earlier}, whose state it carries, is withheld"
+        elif reason:
+            first_problem[period.deal_id] = name
+        rows.append(
+            GateRow(period.deal_id, name, period.distribution_date, reason is None, reason)
+        )
     return rows
 
 
 def save_gate(con, rows: list[GateRow], evaluated_at: dt.datetime) -> None:
     with transaction(con):
+        ensure_schema(con)
         con.execute("delete from quality.certificate_gate")
         if rows:
             con.executemany(
-                "insert into quality.certificate_gate values (?, ?, ?, ?, ?)",
+                "insert into quality.certificate_gate values (?, ?, ?, ?, ?, ?)",
                 [
-                    (r.collection_period, r.distribution_date, r.is_publishable,
+                    (r.deal_id, r.collection_period, r.distribution_date, r.is_publishable,
                      r.withheld_reason, evaluated_at)
                     for r in rows
                 ],

@@ -307,8 +307,8 @@ def schedule_receivable_suite(deal: Deal) -> Suite:
         for column in required
     )
     return Suite(
-        "receivable_schedule_receivables",
-        "Receivable Schedule, one row per receivable, as of the Cutoff Date",
+        f"{deal.deal_id}.receivable_schedule_receivables",
+        f"Receivable Schedule of {deal.trust_name}, one row per receivable, as of the Cutoff Date",
         "receivable_id",
         rules + completeness,
     )
@@ -320,8 +320,8 @@ def schedule_pool_suite(deal: Deal) -> Suite:
     term = deal.weighted_average_remaining_term
     pool_cents = decimal_to_cents(deal.initial_pool_balance)
     return Suite(
-        "receivable_schedule_pool",
-        "Receivable Schedule, the pool as of the Cutoff Date",
+        f"{deal.deal_id}.receivable_schedule_pool",
+        f"Receivable Schedule of {deal.trust_name}, the pool as of the Cutoff Date",
         "pool",
         (
             Rule(
@@ -388,8 +388,6 @@ SERVICING_MEASURES = (
      "the balance it ended the previous one", ()),
     ("missing_receivable_count", "1122(d)(1)(v)", "every receivable outstanding at the previous "
      "period end is on the tape", ()),
-    ("missing_earlier_period_count", "1122(d)(1)(v)", "every earlier Collection Period's tape "
-     "is loaded (none missing or out of order)", ()),
     ("charge_off_mismatch_count", "1122(d)(4)(xiv)", "charge-offs recorded when and as Art. I "
      "'Defaulted Receivable' requires", ()),
     ("extension_beyond_final_date_count", "1122(d)(4)(vi)", "no extension beyond the Final "
@@ -405,7 +403,7 @@ SERVICING_MEASURES = (
 )  # fmt: skip
 
 
-def servicing_criteria_suite(deal: Deal) -> Suite:
+def servicing_criteria_suite() -> Suite:
     zero = tuple(
         Rule(
             representation,
@@ -432,8 +430,9 @@ def servicing_criteria_suite(deal: Deal) -> Suite:
     )
     return Suite(
         "servicing_criteria",
-        "Monthly tapes and waterfall, one row per Collection Period (marts.rpt_servicing_criteria)",
-        "collection_period",
+        "Monthly tapes and waterfall, one row per trust and Collection Period "
+        "(marts.rpt_servicing_criteria)",
+        "period_key",
         zero + measured,
     )
 

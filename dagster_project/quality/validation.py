@@ -1,10 +1,10 @@
 """Run a suite on a frame with Great Expectations and keep what auditors and the register need.
 
 The Great Expectations project lives in expectations/ (CAOT_GX_DIR overrides it): a file context
-whose suites, validation definitions and checkpoints are written from the code on each run, and
-whose Data Docs (HTML) are rebuilt by every checkpoint in expectations/gx/uncommitted/data_docs/.
-Each suite keeps its last KEPT_RUNS validation results (and their Data Docs pages); the register
-in the warehouse (quality.*) keeps every outcome, so older GX copies would only slow the docs.
+whose suites, validation definitions and checkpoints are written from the code on each run; its
+Data Docs (HTML, expectations/gx/uncommitted/data_docs/) are built once after a run's suites
+(build_data_docs). Each suite keeps its last KEPT_RUNS validation results (and their Data Docs
+pages); the register in the warehouse (quality.*) keeps every outcome.
 """
 
 import contextlib
@@ -78,34 +78,21 @@ def prune_results(gx_root: Path, suite_name: str, keep: int) -> None:
             shutil.rmtree(run, ignore_errors=True)
 
 
-_VIEWS = "dagster_project.quality.data_docs_views"
-DATA_DOCS_SITE = {  # Great Expectations' default local site, with views that compile once
-    "class_name": "SiteBuilder",
-    "show_how_to_buttons": True,
-    "store_backend": {
-        "class_name": "TupleFilesystemStoreBackend",
-        "base_directory": "uncommitted/data_docs/local_site/",
-    },
-    "site_index_builder": {
-        "class_name": "DefaultSiteIndexBuilder",
-        "view": {"module_name": _VIEWS, "class_name": "CompiledOnceIndexPageView"},
-    },
-    "site_section_builders": {
-        section: {"view": {"module_name": _VIEWS, "class_name": "CompiledOncePageView"}}
-        for section in ("expectations", "validations")
-    },
-}
-
-
 def _context(gx, root: Path):
     context = gx.get_context(mode="file", project_root_dir=str(root))
-    if (context.config.data_docs_sites or {}).get("local_site") != DATA_DOCS_SITE:
-        context.update_data_docs_site("local_site", DATA_DOCS_SITE)  # also saves the config
     progress = context.variables.progress_bars
     if context.config.analytics_enabled is not False or not progress or progress.get("globally"):
         context.variables.progress_bars = {"globally": False}  # they flood logs (STACK.md)
         context.enable_analytics(False)  # also saves the project config
     return context
+
+
+def build_data_docs(root: Path | None = None) -> Path:
+    """Build the Data Docs site once, from every stored validation result (after a run's suites)."""
+    gx = great_expectations()
+    context = _context(gx, root or gx_dir())
+    context.build_data_docs()
+    return data_docs_index(root)
 
 
 def comparable(frame: "pd.DataFrame") -> "pd.DataFrame":
@@ -156,7 +143,7 @@ def validate(frame, suite: Suite, root: Path | None = None) -> list[Outcome]:
         gx.Checkpoint(
             name=suite.name,
             validation_definitions=[definition],
-            actions=[gx.checkpoint.UpdateDataDocsAction(name="data_docs")],
+            actions=[],
             result_format={
                 "result_format": "COMPLETE",
                 "unexpected_index_column_names": [suite.id_column],

@@ -7,6 +7,7 @@ Built from expectations/representations.yml and the quality schema of the publis
 
 import csv
 import html
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,11 +60,14 @@ def load_catalog(path: Path = CATALOG) -> dict[str, list[Entry]]:
 
 
 def _results_for(entry: Entry, results: list[tuple]) -> list[tuple]:
-    """Expectations whose meta names this entry (as its representation or among `also`)."""
+    """Expectations whose meta names this entry (as its representation or among `also`); a
+    trust's suites are named `<deal_id>.<suite>`."""
     return [
         r
         for r in results
-        if r[0] == entry.tested_by and (r[2] == entry.id or entry.id in (r[3] or "").split(", "))
+        if entry.tested_by
+        and r[0].split(".")[-1] == entry.tested_by
+        and (r[2] == entry.id or entry.id in (r[3] or "").split(", "))
     ]
 
 
@@ -115,31 +119,37 @@ def _entry_rows(entries: list[Entry], results: list[tuple], unit: str, criteria:
     return f"<table>{head}{''.join(out)}</table>"
 
 
-def write_auditor_report(con, out: Path, data_docs: Path | None) -> dict[str, int]:
-    """Write out/index.html, out/exceptions.csv and out/repurchases.csv from the warehouse `con`."""
+def write_auditor_report(
+    con, deal_id: str, trust_name: str, out: Path, data_docs: Path | None
+) -> dict[str, int]:
+    """Write out/index.html, out/auditor_report.pdf and out/exceptions.csv for one trust."""
     out.mkdir(parents=True, exist_ok=True)
     catalog = load_catalog()
     results = con.execute(
         "select suite_name, expectation_name, representation, also_tests, element_count, "
         "unexpected_count, is_success, rule_text, tolerance_text from quality.expectation_results "
-        "order by suite_name, expectation_name"
+        "where deal_id in (?, 'shelf') order by suite_name, expectation_name",
+        [deal_id],
     ).fetchall()
     register = con.execute(
         "select e.receivable_id, e.representation, e.rule_text, e.observed_value, "
         "e.discovered_date, r.repurchase_status, r.distribution_date, r.purchase_amount::varchar, "
         "r.reported_purchase_amount::varchar "
         "from marts.fct_eligibility_exception as e "
-        "left join marts.fct_repurchase as r using (receivable_id) "
-        "order by e.representation, e.receivable_id"
+        "left join marts.fct_repurchase as r using (deal_id, receivable_id) "
+        "where e.deal_id = ? order by e.representation, e.receivable_id",
+        [deal_id],
     ).fetchall()
     gate = con.execute(
         "select distribution_date, is_publishable, withheld_reason from quality.certificate_gate "
-        "order by distribution_date"
+        "where deal_id = ? order by distribution_date",
+        [deal_id],
     ).fetchall()
     period_failures = con.execute(
-        "select representation, failing_id, observed_value, expectation_name "
+        "select representation, split_part(failing_id, '/', 2), observed_value, expectation_name "
         "from quality.expectation_failures where suite_name = 'servicing_criteria' "
-        "order by failing_id, representation"
+        "and split_part(failing_id, '/', 1) = ? order by failing_id, representation",
+        [deal_id],
     ).fetchall()
 
     with (out / "exceptions.csv").open("w", newline="") as handle:
@@ -195,15 +205,16 @@ def write_auditor_report(con, out: Path, data_docs: Path | None) -> dict[str, in
         f"<tr><td>{d}</td><td>{html.escape(reason or '')}</td></tr>" for d, _ok, reason in withheld
     )
     docs = (
-        f'<p>Great Expectations Data Docs: <a href="{data_docs.resolve().as_uri()}">'
-        f"{html.escape(str(data_docs))}</a></p>"
+        '<p>Great Expectations Data Docs: <a href="'
+        f'{html.escape(os.path.relpath(data_docs, out))}">the suites and every validation</a></p>'
         if data_docs
         else ""
     )
     page = (
-        '<!doctype html><html><head><meta charset="utf-8"><title>Auditor report</title>'
-        f"<style>{STYLE}</style></head><body><h1>Eligibility and servicing criteria: "
-        "auditor report</h1>"
+        '<!doctype html><html><head><meta charset="utf-8">'
+        f"<title>{html.escape(trust_name)}: auditor report</title>"
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(trust_name)}: eligibility and "
+        "servicing criteria, auditor report</h1>"
         f"<p>{len(catalog['representations'])} Section 2.3 items listed, {len(tested)} tested "
         f"from data, {len(catalog['representations']) - len(tested)} not testable (reasons "
         f"below). {len(register)} breaches in the register "
@@ -232,11 +243,14 @@ def write_auditor_report(con, out: Path, data_docs: Path | None) -> dict[str, in
         + "</body></html>"
     )
     (out / "index.html").write_text(page, encoding="utf-8")
-    render_pdf(_summary_document(catalog, results, register, withheld), out / "auditor_report.pdf")
+    render_pdf(
+        _summary_document(trust_name, catalog, results, register, withheld),
+        out / "auditor_report.pdf",
+    )
     return {"breaches": len(register), "certificates_withheld": len(withheld)}
 
 
-def _summary_document(catalog, results, register, withheld) -> Document:
+def _summary_document(trust_name, catalog, results, register, withheld) -> Document:
     """The report's tables as a printable document: every item, its status, tested and failed."""
     rows: list[Row] = []
     for part, heading, unit in (
@@ -263,7 +277,7 @@ def _summary_document(catalog, results, register, withheld) -> Document:
     ]
     return Document(
         title="ELIGIBILITY AND SERVICING CRITERIA: AUDITOR REPORT",
-        subtitles=(f"{len(register)} breaches in the register (exceptions.csv)",),
+        subtitles=(trust_name, f"{len(register)} breaches in the register (exceptions.csv)"),
         facts=(),
         rows=tuple(rows),
     )

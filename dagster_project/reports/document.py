@@ -37,11 +37,16 @@ class Document:
 
 
 def display(value: str | None, kind: str) -> str:
-    """A warehouse value (exact text) as the certificate prints it."""
+    """A warehouse value (exact text) as the certificate prints it: money with $ and commas,
+    negative amounts in parentheses ($48.09 owed is "($48.09)"); "N/A" where a figure has no
+    meaning (a weighted average of an empty pool)."""
     if value is None:
         return ""
+    if value == "N/A":
+        return value
     if kind == "money":
-        return f"${Decimal(value):,.2f}"
+        amount = Decimal(value)
+        return f"(${-amount:,.2f})" if amount < 0 else f"${amount:,.2f}"
     if kind == "count":
         return f"{int(Decimal(value)):,}"
     if kind == "factor":
@@ -53,7 +58,7 @@ def display(value: str | None, kind: str) -> str:
     if kind == "months":
         return f"{Decimal(value):.2f} months"
     if kind == "flag":
-        return {"1.0000000": "Yes", "0.0000000": "No"}.get(value, value)
+        return {"Yes": "Yes", "No": "No"}.get(value) or ("Yes" if Decimal(value) == 1 else "No")
     return value
 
 

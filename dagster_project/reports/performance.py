@@ -1,6 +1,7 @@
 """The deal performance report: the plots a trustee or investor reads at a glance."""
 
 import html
+from pathlib import Path
 
 from dagster_project.reports.plots import new_figure, png_base64
 
@@ -126,3 +127,60 @@ def render_performance(
         f"<h1>{html.escape(trust_name)}: deal performance</h1><table>{facts}</table>{sections}"
         "</body></html>"
     )
+
+
+PERFORMANCE_SQL = """
+select
+    dates.distribution_date,
+    dates.ending_pool_balance,
+    dates.beginning_pool_balance,
+    dates.delinquent_31_60_balance,
+    dates.delinquent_61_90_balance,
+    dates.delinquent_91_plus_balance,
+    dates.cumulative_net_loss_percent,
+    dates.excess_collections_amount as excess_collections,
+    dates.reserve_account_ending_balance as reserve_balance,
+    dates.required_reserve_account_amount as required_reserve,
+    dates.overcollateralization_amount as overcollateralization,
+    dates.overcollateralization_target_amount as overcollateralization_target,
+    pool.receivables_outstanding,
+    pool.receivables_defaulted,
+    pool.receivables_purchased,
+    -- paid in full during the period: left the pool other than by default or purchase
+    lag(pool.receivables_outstanding, 1, cutoff.receivables) over by_date as count_begin,
+    cutoff.receivables as original_count
+from marts.fct_distribution_date as dates
+inner join marts.fct_pool_period as pool
+    on dates.deal_id = pool.deal_id and dates.period_number = pool.period_number
+cross join (select count(*) as receivables from marts.dim_receivable where deal_id = $deal_id) as cutoff
+where dates.deal_id = $deal_id
+window by_date as (order by dates.period_number)
+order by dates.distribution_date
+"""
+
+
+def write_performance(con, deal_id: str, trust_name: str, path: Path) -> None:
+    pool = con.execute(PERFORMANCE_SQL, {"deal_id": deal_id}).df()
+    notes = con.execute(
+        "select distribution_date, class_id, class_order, ending_balance::double as "
+        "ending_balance, pool_factor::double as pool_factor from marts.fct_note_distribution "
+        "where deal_id = ?",
+        [deal_id],
+    ).df()
+    for column in pool.columns:
+        if column != "distribution_date":
+            pool[column] = pool[column].astype(float)
+    paid = pool["count_begin"] - pool["receivables_outstanding"] - pool["receivables_defaulted"] - pool["receivables_purchased"]
+    pool["abs_speed"] = 100.0 * paid / pool["original_count"]
+    pool["cpr"] = 100.0 * (1 - (1 - paid / pool["count_begin"].clip(lower=1)) ** 12)
+    pool["excess_spread_percent"] = 100.0 * 12 * pool["excess_collections"] / pool["beginning_pool_balance"].where(pool["beginning_pool_balance"] > 0)
+    images = {key: draw(key, pool, notes) for key, _title in PLOTS}
+    last = pool.iloc[-1]
+    summary = [
+        ("Distribution Dates", str(len(pool))),
+        ("Last Distribution Date", str(last["distribution_date"])[:10]),
+        ("Pool Balance (last)", f"${last['ending_pool_balance']:,.2f}"),
+        ("Cumulative net loss (last)", f"{last['cumulative_net_loss_percent']:.2f}%"),
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_performance(trust_name, images, summary), encoding="utf-8")

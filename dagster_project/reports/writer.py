@@ -1,27 +1,27 @@
-"""Write the documents people read from the published warehouse into data/reports/.
+"""Write the documents people read from a built warehouse into a reports folder.
 
-- certificates/certificate_<date>.html and .pdf for every Distribution Date (Exhibit A);
-- statements/statement_<date>.html and .pdf (Section 4.9);
-- performance.html (plots) and auditor/index.html (Section 2.3 and Exhibit D);
-- index.html linking them.
+    index.html                                     the shelf: each trust, its latest status
+    <deal_id>/index.html                           the trust's Distribution Dates, newest first
+    <deal_id>/certificates/certificate_<date>.html/.pdf   Exhibit A, every line
+    <deal_id>/statements/statement_<date>.html/.pdf       Section 4.9
+    <deal_id>/certificates/versions/...            earlier versions of restated certificates
+    <deal_id>/performance.html                     plots with their data tables
+    <deal_id>/auditor/index.html, auditor_report.pdf, exceptions.csv
 
-A Distribution Date the certificate gate withholds (a blocking expectation failed for its period or
-an earlier one) gets a page that says why, and no figures. Read-only on the published copy, so it
-never blocks the pipeline. Plots convert money to floats for drawing only; every printed amount
-comes from the DECIMAL columns as text.
+A Distribution Date the certificate gate withholds gets a page that says why, and no figures.
+Every printed amount comes from the warehouse's DECIMAL text; plots convert to floats only to draw.
+Rendering is serial in this process (no worker outlives the run).
 """
 
 import html
 import os
 import shutil
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
 import duckdb
 
 from dagster_project.certificate_versions import changes, load_versions
-from dagster_project.quality.validation import data_docs_index
 from dagster_project.reports.auditor import write_auditor_report
 from dagster_project.reports.document import (
     certificate_document,
@@ -31,47 +31,18 @@ from dagster_project.reports.document import (
 )
 from dagster_project.reports.html_render import render_html
 from dagster_project.reports.pdf_render import render_pdf
-from dagster_project.reports.performance import PLOTS, draw, render_performance
-from dagster_project.reports.render_pool import render_pool
+from dagster_project.reports.performance import write_performance
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
-POOL_SQL = """
-with cert as (
-    select distribution_date,
-        max(amount) filter (where key = 'ending_pool_balance') as ending_pool_balance,
-        max(amount) filter (where key = 'beginning_pool_balance') as beginning_pool_balance,
-        max(amount) filter (where key = 'delinquent_31_60_balance') as delinquent_31_60_balance,
-        max(amount) filter (where key = 'delinquent_61_90_balance') as delinquent_61_90_balance,
-        max(amount) filter (where key = 'delinquent_91_plus_balance')
-            as delinquent_91_plus_balance,
-        max(amount) filter (where key = 'cumulative_net_loss_percent')
-            as cumulative_net_loss_percent,
-        max(amount) filter (where key = 'excess_collections_amount') as excess_collections,
-        max(amount) filter (where key = 'reserve_account_ending_balance') as reserve_balance,
-        max(amount) filter (where key = 'required_reserve_account_amount') as required_reserve,
-        max(amount) filter (where key = 'overcollateralization_amount') as overcollateralization,
-        max(amount) filter (where key = 'overcollateralization_target_amount')
-            as overcollateralization_target
-    from marts.rpt_servicer_certificate group by distribution_date
-),
-counts as (
-    -- paid in full during the period: left the pool other than by default or purchase
-    select distribution_date,
-        lag(receivables_outstanding, 1, (select count(*) from marts.dim_receivable))
-            over (order by period_number) as count_begin,
-        receivables_outstanding, receivables_defaulted, receivables_purchased,
-        (select count(*) from marts.dim_receivable) as original_count
-    from marts.fct_pool_period
-)
-select cert.*,
-    100.0 * (count_begin - receivables_outstanding - receivables_defaulted - receivables_purchased)
-        / original_count as abs_speed,
-    100.0 * (1 - power(1 - (count_begin - receivables_outstanding - receivables_defaulted
-        - receivables_purchased) / greatest(count_begin, 1), 12)) as cpr,
-    100.0 * 12 * excess_collections / nullif(beginning_pool_balance, 0) as excess_spread_percent
-from cert inner join counts using (distribution_date)
-order by distribution_date
+INDEX_STYLE = """
+body { font-family: Helvetica, Arial, sans-serif; max-width: 64em; margin: 2em auto; color: #111; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
+table { border-collapse: collapse; width: 100%; font-size: 0.92em; }
+th, td { border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+.withheld { color: #a40000; font-weight: bold; } .published { color: #176317; }
+.restated { color: #8a5a00; font-weight: bold; } nav a { margin-right: 1.2em; }
 """
 
 
@@ -83,108 +54,126 @@ def _version_stem(distribution, version: int) -> str:
     return f"certificates/versions/certificate_{distribution}_v{version}"
 
 
-class _Writer:
-    """Writes each document's HTML at once and its PDF later, all PDFs on every core (rendering
-    them is the slow part). A document identical to the one in `reuse` (the previous reports)
-    keeps its PDF."""
+def _page(title: str, body: str) -> str:
+    return (
+        f'<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{INDEX_STYLE}</style></head><body>{body}</body></html>"
+    )
 
-    def __init__(self, out: Path, reuse: Path | None):
-        self.out, self.reuse = out, reuse
-        self.pending: list[tuple] = []
+
+class _Writer:
+    """Writes each document as HTML and PDF under `out`."""
+
+    def __init__(self, out: Path):
+        self.out = out
 
     def __call__(self, document, stem: str) -> None:
         (self.out / stem).parent.mkdir(parents=True, exist_ok=True)
-        page = render_html(document)
-        (self.out / f"{stem}.html").write_text(page, encoding="utf-8")
-        if self.reuse is not None:
-            before_html, before_pdf = self.reuse / f"{stem}.html", self.reuse / f"{stem}.pdf"
-            if before_pdf.exists() and before_html.exists() and before_html.read_text() == page:
-                shutil.copyfile(before_pdf, self.out / f"{stem}.pdf")
-                return
-        self.pending.append((document, self.out / f"{stem}.pdf"))
-
-    def render_pdfs(self) -> None:
-        if len(self.pending) < 8:
-            for document, path in self.pending:
-                render_pdf(document, path)
-            return
-        with render_pool() as pool:
-            list(pool.map(render_pdf, *zip(*self.pending, strict=True), chunksize=8))
+        (self.out / f"{stem}.html").write_text(render_html(document), encoding="utf-8")
+        render_pdf(document, self.out / f"{stem}.pdf")
 
 
-def write_reports(
-    published: Path, out: Path | None = None, reuse: Path | None = None
-) -> dict[str, int]:
-    out = out or reports_dir()
-    (out / "certificates").mkdir(parents=True, exist_ok=True)
-    (out / "statements").mkdir(parents=True, exist_ok=True)
-    # the plots draw in other processes, on every core, while this one writes the documents
-    with render_pool() as plotter:
-        return _write_reports(published, out, reuse, plotter)
-
-
-def _write_reports(
-    published: Path, out: Path, reuse: Path | None, plotter: ProcessPoolExecutor
-) -> dict[str, int]:
-    con = duckdb.connect(str(published), read_only=True)
+def write_reports(warehouse: Path, out: Path, data_docs: Path | None = None) -> dict[str, int]:
+    """Every trust's documents from the warehouse file `warehouse` (read-only) into `out`, with a
+    copy of the Great Expectations Data Docs site (`data_docs`: its index.html), so that every
+    link is relative and the folder can be copied or served."""
+    out.mkdir(parents=True, exist_ok=True)
+    if data_docs and data_docs.exists():
+        shutil.copytree(data_docs.parent, out / "data_docs", dirs_exist_ok=True)
+        data_docs = out / "data_docs" / "index.html"
+    else:
+        data_docs = None
+    con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        trust_name = con.execute(
-            "select term_value from staging.stg_deal__terms where term_name = 'trust_name'"
-        ).fetchone()[0]
-        # the gate decides which Distribution Dates have a document (published or withheld)
-        periods = con.execute(
-            "select calendar.distribution_date, calendar.determination_date, "
-            "calendar.collection_period_start_date, calendar.collection_period_end_date "
-            "from staging.stg_deal__payment_calendar as calendar "
-            "inner join quality.certificate_gate as gate using (distribution_date) "
-            "order by calendar.period_number"
+        trusts = con.execute(
+            "select deal_id, trust_name from staging.stg_deal__deals order by cutoff_date, deal_id"
         ).fetchall()
-        lines = con.execute(
-            "select distribution_date, line, label, value, kind, key, section "
-            "from marts.rpt_servicer_certificate order by distribution_date, line_order"
-        ).fetchall()
-        statements = con.execute(
-            "select s.distribution_date, s.item, s.description, s.class_id, "
-            "s.amount::varchar, coalesce(l.kind, 'money') "
-            "from marts.rpt_noteholder_statement as s "
-            "left join (select distinct key, kind from raw.certificate_layout) as l using (key) "
-            "order by s.distribution_date, s.item_order, s.class_id nulls first, s.key"
-        ).fetchall()
-        pool = con.execute(POOL_SQL).df()
-        notes = con.execute(
-            "select distribution_date, class_id, class_order, ending_balance::double as "
-            "ending_balance, pool_factor::double as pool_factor from marts.fct_note_distribution"
-        ).df()
-        gate = dict(
-            (date, reason)
-            for date, reason in con.execute(
-                "select distribution_date, withheld_reason from quality.certificate_gate "
-                "where not is_publishable"
+        gated = {
+            deal_id
+            for (deal_id,) in con.execute(
+                "select distinct deal_id from quality.certificate_gate"
             ).fetchall()
-        )
-        for column in pool.columns:
-            if column != "distribution_date":
-                pool[column] = pool[column].astype(float)
-        plots = {key: plotter.submit(draw, key, pool, notes) for key, _title in PLOTS}
-        auditor = write_auditor_report(con, out / "auditor", data_docs_index())
+        }
         versions = load_versions(con)
+        totals = {"certificates": 0, "certificates_withheld": 0, "trusts": 0}
+        rows = []
+        for deal_id, trust_name in trusts:
+            if deal_id not in gated:
+                rows.append((deal_id, trust_name, None))
+                continue
+            counts = _write_trust(con, deal_id, trust_name, out / deal_id, versions, data_docs)
+            totals["certificates"] += counts["certificates"]
+            totals["certificates_withheld"] += counts["certificates_withheld"]
+            totals["trusts"] += 1
+            rows.append((deal_id, trust_name, counts))
     finally:
         con.close()
-    by_date: dict = {}
-    for date, line, label, value, kind, key, section in lines:
-        by_date.setdefault(date, []).append(
-            {
-                "line": line,
-                "label": label,
-                "value": value,
-                "kind": kind,
-                "key": key,
-                "section": section,
-            }
+    (out / "index.html").write_text(_shelf_index(rows), encoding="utf-8")
+    return totals
+
+
+def _shelf_index(rows) -> str:
+    e = html.escape
+    body = []
+    for deal_id, trust_name, counts in rows:
+        if counts is None:
+            body.append(
+                f"<tr><td>{e(trust_name)}</td><td>{e(deal_id)}</td>"
+                '<td colspan="3">no deliveries loaded</td></tr>'
+            )
+            continue
+        status = (
+            f'<span class="withheld">latest withheld</span>'
+            if counts["latest_withheld"]
+            else '<span class="published">published</span>'
         )
+        body.append(
+            f'<tr><td><a href="{e(deal_id)}/index.html">{e(trust_name)}</a></td><td>{e(deal_id)}'
+            f"</td><td>{counts['latest_date']}</td><td>{status}</td>"
+            f"<td>{counts['certificates']} published, {counts['certificates_withheld']} withheld"
+            "</td></tr>"
+        )
+    return _page(
+        "Servicing reports",
+        "<h1>Servicing reports: the shelf</h1><table><tr><th>trust</th><th>deal id</th>"
+        "<th>latest Distribution Date</th><th>status</th><th>certificates</th></tr>"
+        + "".join(body)
+        + "</table>",
+    )
+
+
+def _write_trust(con, deal_id, trust_name, out: Path, versions, data_docs) -> dict:
+    periods = con.execute(
+        "select calendar.distribution_date, calendar.determination_date, "
+        "calendar.collection_period_start_date, calendar.collection_period_end_date, "
+        "gate.is_publishable, gate.withheld_reason "
+        "from staging.stg_deal__payment_calendar as calendar "
+        "inner join quality.certificate_gate as gate "
+        "on calendar.deal_id = gate.deal_id and calendar.distribution_date = gate.distribution_date "
+        "where calendar.deal_id = ? order by calendar.period_number",
+        [deal_id],
+    ).fetchall()
+    lines = con.execute(
+        "select distribution_date, line, label, value, kind, key, section, group_label "
+        "from marts.rpt_servicer_certificate where deal_id = ? order by distribution_date, line_order",
+        [deal_id],
+    ).fetchall()
+    statements = con.execute(
+        "select distribution_date, item, description, class_id, amount::varchar, kind "
+        "from marts.rpt_noteholder_statement where deal_id = ? "
+        "order by distribution_date, item_order, detail_order",
+        [deal_id],
+    ).fetchall()
+    write = _Writer(out)
+    by_date: dict = {}
+    for date, line, label, value, kind, key, section, group in lines:
+        by_date.setdefault(date, []).append(
+            {"line": line, "label": label, "value": value, "kind": kind, "key": key,
+             "section": section, "group_label": group}
+        )  # fmt: skip
     index = []
-    write = _Writer(out, reuse)
-    for distribution, determination, start, end in periods:
+    counts = {"certificates": 0, "certificates_withheld": 0}
+    for distribution, determination, start, end, publishable, reason in periods:
         period = {
             "distribution_date": distribution,
             "determination_date": determination,
@@ -193,17 +182,14 @@ def _write_reports(
         }
         certificate = f"certificates/certificate_{distribution}"
         statement = f"statements/statement_{distribution}"
-        history = versions.get(distribution, [])
+        history = versions.get((deal_id, distribution), [])
         layout = by_date.get(distribution, [])
-        # every earlier version stays readable (and the standing one of a withheld date)
-        kept = history if distribution in gate else history[:-1]
-        for version in kept:
-            lines = [{**row, "value": version.values.get(row["line"])} for row in layout]
-            write(
-                certificate_document(trust_name, period, lines),
-                _version_stem(distribution, version.version),
-            )
-        if distribution in gate:
+        kept = history if not publishable else history[:-1]
+        for version in kept:  # every earlier version stays readable
+            old = [{**row, "value": version.values.get(row["line"])} for row in layout]
+            write(certificate_document(trust_name, period, old), _version_stem(distribution, version.version))
+        if not publishable:
+            counts["certificates_withheld"] += 1
             standing = history[-1] if history else None
             for stem, title, up in (
                 (certificate, "Monthly Servicer's Certificate", ""),
@@ -217,62 +203,57 @@ def _write_reports(
                     if standing
                     else None
                 )
-                write(
-                    withheld_document(trust_name, title, distribution, gate[distribution], link),
-                    stem,
-                )
+                write(withheld_document(trust_name, title, distribution, reason, link), stem)
             index.append(
-                f'<li>{distribution}: <b>withheld</b> (<a href="{certificate}.html">why</a>)</li>'
-            )
+                (distribution, f'<span class="withheld">withheld</span>: {html.escape(reason)} '
+                 f'(<a href="{certificate}.html">page</a>)')
+            )  # fmt: skip
             continue
+        counts["certificates"] += 1
         document = certificate_document(trust_name, period, layout)
-        restated = ""
+        status = '<span class="published">published</span>'
         if len(history) > 1:
             labels = {row["line"]: row["label"] for row in layout}
             changed = [
                 (line, labels.get(line, ""), old, new)
                 for line, old, new in changes(history[-2], history[-1])
             ]
-            banner = restated_banner(
-                history[-1].version, history[-1].published_at, history[-2], changed
-            )
+            banner = restated_banner(history[-1].version, history[-1].published_at, history[-2], changed)
             document = replace(document, banner=banner)
             earlier = ", ".join(
                 f'<a href="{_version_stem(distribution, v.version)}.html">v{v.version}</a>'
                 for v in history[:-1]
             )
-            restated = f" <b>restated, version {history[-1].version}</b> (earlier: {earlier})"
+            status = f'<span class="restated">restated, version {history[-1].version}</span> (earlier: {earlier})'
         write(document, certificate)
         items = [r[1:] for r in statements if r[0] == distribution]
         write(statement_document(trust_name, distribution, items), statement)
         index.append(
-            f'<li>{distribution}: certificate (<a href="{certificate}.html">HTML</a>, '
-            f'<a href="{certificate}.pdf">PDF</a>){restated}, statement to noteholders '
-            f'(<a href="{statement}.html">HTML</a>, <a href="{statement}.pdf">PDF</a>)</li>'
-        )
-    write.render_pdfs()
-    last = pool.iloc[-1]
-    summary = [
-        ("Distribution Dates", str(len(periods))),
-        ("Last Distribution Date", str(periods[-1][0])),
-        ("Pool Balance (last)", f"${last['ending_pool_balance']:,.2f}"),
-        ("Cumulative net loss (last)", f"{last['cumulative_net_loss_percent']:.2f}%"),
-    ]
-    (out / "performance.html").write_text(
-        render_performance(trust_name, {key: plot.result() for key, plot in plots.items()}, summary)
+            (distribution, f"{status}: certificate (<a href=\"{certificate}.html\">HTML</a>, "
+             f'<a href="{certificate}.pdf">PDF</a>), statement to noteholders '
+             f'(<a href="{statement}.html">HTML</a>, <a href="{statement}.pdf">PDF</a>)')
+        )  # fmt: skip
+    write_performance(con, deal_id, trust_name, out / "performance.html")
+    auditor = write_auditor_report(con, deal_id, trust_name, out / "auditor", data_docs)
+    docs_link = (
+        f' <a href="{html.escape(os.path.relpath(data_docs, out))}">Great Expectations Data Docs</a>'
+        if data_docs
+        else ""
+    )
+    rows = "".join(
+        f"<tr><td>{date}</td><td>{text}</td></tr>" for date, text in sorted(index, reverse=True)
     )
     (out / "index.html").write_text(
-        f'<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(trust_name)}'
-        f"</title></head><body><h1>{html.escape(trust_name)}</h1>"
-        f'<p><a href="performance.html">Deal performance report</a> · '
-        f'<a href="auditor/index.html">Auditor report</a> (Section 2.3, Exhibit D)</p>'
-        f"<ul>{''.join(index)}</ul></body></html>"
+        _page(
+            trust_name,
+            f"<h1>{html.escape(trust_name)}</h1><nav><a href=\"../index.html\">all trusts</a>"
+            '<a href="performance.html">deal performance</a>'
+            f'<a href="auditor/index.html">auditor report</a>{docs_link}</nav>'
+            "<h2>Distribution Dates</h2><table><tr><th>Distribution Date</th><th>status</th></tr>"
+            f"{rows}</table>",
+        ),
+        encoding="utf-8",
     )
-    published_count = len(periods) - len(gate)
-    return {
-        "certificates": published_count,
-        "statements": published_count,
-        "certificates_withheld": len(gate),
-        "breaches": auditor["breaches"],
-        "performance": 1,
-    }
+    latest = max(index)[0] if index else None
+    latest_withheld = bool(periods) and not periods[-1][4]
+    return {**counts, "breaches": auditor["breaches"], "latest_date": latest, "latest_withheld": latest_withheld}

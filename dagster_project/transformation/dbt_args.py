@@ -1,17 +1,23 @@
-"""Pure functions building dbt command lines (unit-tested)."""
+"""The dbt command line of a run, from its partitions: a pure function (tests/test_dbt_args.py)."""
+
+import json
+
+from dagster_project.partitions import TrustPeriod
 
 
-def build_args(select: str | None = None, full_refresh: bool = False) -> list[str]:
-    """`dbt build` arguments; one build per run (dagster-dbt costs ~4 s per invocation).
+def rebuild_window(keys: list[TrustPeriod]) -> dict[str, str]:
+    """Each trust's first Collection Period among the run's partitions: the loan-level models
+    recompute that period and every later one of the trust (dbt/macros/incremental.sql)."""
+    window: dict[str, str] = {}
+    for key in keys:
+        if key.deal_id not in window or key.period < window[key.deal_id]:
+            window[key.deal_id] = key.period
+    return dict(sorted(window.items()))
 
-    The build writes no manifest.json or run_results.json (about 0.25 s): Dagster records each
-    model's and test's result from dbt's event stream. Its dbt.log holds info-level lines (each
-    node's start, result and error), not dbt's default debug level: formatting the debug events
-    (every statement dbt sends) took about 1 s of a one-month build, for a file kept only when the
-    build fails, beside the compiled SQL of every node."""
-    args = ["build", "--no-write-json", "--log-level-file", "info"]
-    if select:
-        args += ["--select", select]
-    if full_refresh:
-        args.append("--full-refresh")
-    return args
+
+def build_args(keys: list[TrustPeriod] | None) -> list[str]:
+    """`dbt build` for a run: with partitions, the window of their trusts' periods as `--vars`;
+    without, a full refresh (every row of every trust recomputed, the tables recreated)."""
+    if keys is None:
+        return ["build", "--full-refresh"]
+    return ["build", "--vars", json.dumps({"rebuild_from": rebuild_window(keys)})]

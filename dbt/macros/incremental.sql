@@ -1,33 +1,38 @@
 {#-
-    Incremental builds of the loan-level models. The Dagster asset that runs dbt decides, from
-    raw.deliveries, the earliest Collection Period whose tapes changed since the last successful
-    build (dagster_project/transformation/build_plan.py) and writes it to
-    history.model_build_plan before `dbt build`. The loan-level models then delete and recompute
-    only the rows of that period and later ones, starting each receivable from its state at the
-    end of the period before. An empty plan means "everything": a bare `dbt build` on an existing
-    warehouse recomputes every row, so it is never wrong, only slower.
-    The plan is data, not a dbt var, so changing it does not invalidate dbt's partial parsing.
+    Incremental builds of the loan-level models (a dbt `--vars` window).
+
+    A build may recompute only some Collection Periods: var `rebuild_from` maps a trust to the
+    first Collection Period to recompute, e.g. {"caot-2015-4": "2018-11"}; that trust's rows of
+    that period and every later one are recomputed (balances carry forward), its earlier rows and
+    every other trust's rows are kept. Dagster's dbt step builds the var from the partitions of
+    its run (dagster_project/transformation/dbt_args.py). Without the var, or on a first or
+    --full-refresh build, every row is computed: a bare `dbt build` is never wrong, only slower.
+
+    The models use dbt's delete+insert strategy keyed by (deal_id, collection_period): the
+    recomputed periods replace the same periods in the table.
 -#}
 
-{#- First Collection Period to recompute ('' = all of them), as a scalar SQL expression. -#}
-{% macro rebuild_from() -%}
-    coalesce((select max(rebuild_from) from history.model_build_plan), '')
+{#- True for the rows this build recomputes. -#}
+{% macro is_rebuilt(deal_column='deal_id', period_column='collection_period') -%}
+    {%- set window = var('rebuild_from', {}) -%}
+    {%- if window and is_incremental() -%}
+        (
+        {%- for deal, period in window.items() %}
+            ({{ deal_column }} = '{{ deal }}' and {{ period_column }} >= '{{ period }}')
+            {{- ' or' if not loop.last }}
+        {%- endfor %}
+        )
+    {%- else -%}
+        true
+    {%- endif -%}
 {%- endmacro %}
 
-{#- The rows an incremental build recomputes (and its tests look at); null periods (a
-    receivable's cutoff state) only when everything is recomputed. -#}
-{% macro rebuilt_rows(column='collection_period') -%}
-    coalesce({{ column }}, '') >= {{ rebuild_from() }}
-{%- endmacro %}
-
-{#- Model config shared by the loan-level incremental models: append the recomputed rows after a
-    pre-hook deleted the stale ones; a model's own hooks run after that delete. -#}
-{% macro loan_level_incremental_config(pre_hooks=[], post_hooks=[]) -%}
+{#- Model config shared by the loan-level incremental models. -#}
+{% macro loan_level_incremental_config() -%}
     {{ config(
         materialized='incremental',
-        incremental_strategy='append',
-        pre_hook=["{% if is_incremental() %}delete from {{ this }} where " ~ rebuilt_rows() ~ "{% endif %}"]
-            + pre_hooks,
-        post_hook=post_hooks
+        incremental_strategy='delete+insert',
+        unique_key=['deal_id', 'collection_period'],
+        on_schema_change='fail'
     ) }}
 {%- endmacro %}

@@ -32,3 +32,16 @@
 {% macro simple_interest_cents(balance_cents, apr_e6, days) -%}
     {{ div_half_up(balance_cents ~ ' * ' ~ apr_e6 ~ ' * greatest(' ~ days ~ ', 0)', '365000000') }}
 {%- endmacro %}
+
+{#- A ratio of two cent amounts as a percentage with ten decimals (exact integer division, half up):
+    stored unrounded for analysts; documents round it where they print it. -#}
+{% macro percent_of(numerator_cents, denominator_cents) -%}
+    ({{ div_half_up('(' ~ numerator_cents ~ ') * 1000000000000', 'greatest(' ~ denominator_cents ~ ', 1)') }}::decimal(38, 0)
+        * 0.0000000001)::decimal(24, 10)
+{%- endmacro %}
+
+{#- An amount in cents the waterfall carries in its `amounts` JSON (int_waterfall__distribution_dates),
+    as DECIMAL(18, 2): `part` is 'deal' or 'class'. -#}
+{% macro waterfall_amount(name, part='deal') -%}
+    {{ from_cents("(amounts ->> '$." ~ part ~ "." ~ name ~ "')::hugeint") }}
+{%- endmacro %}

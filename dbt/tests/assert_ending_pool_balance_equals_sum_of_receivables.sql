@@ -2,12 +2,20 @@
 -- in Dagster, an asset check on the model it is about (it reads several)
 {{ config(meta={'dagster': {'ref': {'name': 'fct_pool_period'}}}) }}
 with receivables as (
-    select collection_period, sum(ending_balance) as receivable_total
+    select
+        deal_id,
+        collection_period,
+        sum(ending_balance) as receivable_total
     from {{ ref('fct_receivable_period') }}
-    group by collection_period
+    group by deal_id, collection_period
 )
 
-select pool.collection_period, pool.ending_pool_balance, receivables.receivable_total
+select
+    pool.deal_id,
+    pool.collection_period,
+    pool.ending_pool_balance,
+    receivables.receivable_total
 from {{ ref('fct_pool_period') }} as pool
-inner join receivables on pool.collection_period = receivables.collection_period
+inner join receivables
+    on pool.deal_id = receivables.deal_id and pool.collection_period = receivables.collection_period
 where pool.ending_pool_balance <> receivables.receivable_total

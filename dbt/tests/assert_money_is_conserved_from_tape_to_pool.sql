@@ -1,27 +1,40 @@
 -- Money is neither created nor lost between the transactions and the pool roll-forward: every
 -- cent of obligor payments is interest, fees or principal, Liquidation Proceeds (received on a
 -- Defaulted Receivable) or excluded (received on a Purchased Receivable), and the pool moves by
--- exactly the principal, purchases and defaults.
+-- exactly the principal, purchases and defaults. Over the Collection Periods computed (every
+-- earlier tape loaded).
 -- in Dagster, an asset check on the model it is about (it reads several)
 {{ config(meta={'dagster': {'ref': {'name': 'fct_receivable_period'}}}) }}
 with transactions as (
-    select collection_period, sum(transaction_amount) as paid
-    from {{ ref('stg_servicer__payment_transactions') }}
-    where transaction_type in ('payment', 'rebate')
-    group by collection_period
+    select
+        transactions.deal_id,
+        transactions.collection_period,
+        sum(transactions.transaction_amount) as paid
+    from {{ ref('stg_servicer__payment_transactions') }} as transactions
+    inner join {{ ref('int_collection_period__tape_status') }} as periods
+        on transactions.deal_id = periods.deal_id and transactions.collection_period = periods.collection_period
+    where transactions.transaction_type in ('payment', 'rebate') and periods.is_computable
+    group by transactions.deal_id, transactions.collection_period
 ),
 
 allocated as (
     select
+        deal_id,
         collection_period,
-        sum(interest_collected_amount + fees_collected_amount + principal_collected_amount
-            + rebate_principal_amount + receipts_as_liquidation_amount
-            + receipts_after_purchase_amount) as allocated
+        sum(
+            interest_collected_amount + fees_collected_amount + principal_collected_amount
+            + rebate_principal_amount + receipts_as_liquidation_amount + receipts_after_purchase_amount
+        ) as allocated
     from {{ ref('fct_receivable_period') }}
-    group by collection_period
+    group by deal_id, collection_period
 )
 
-select transactions.collection_period, transactions.paid, allocated.allocated
+select
+    transactions.deal_id,
+    transactions.collection_period,
+    transactions.paid,
+    allocated.allocated
 from transactions
-left join allocated on transactions.collection_period = allocated.collection_period
+left join allocated
+    on transactions.deal_id = allocated.deal_id and transactions.collection_period = allocated.collection_period
 where transactions.paid is distinct from allocated.allocated

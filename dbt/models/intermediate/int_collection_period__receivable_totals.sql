@@ -1,15 +1,16 @@
 -- One row per Collection Period on the tapes: the sums and counts over its receivable-periods
 -- that the pool roll-forward (fct_pool_period) and the servicing criteria (rpt_servicing_criteria)
 -- read, so that those two never scan the loan-level rows themselves.
--- Incremental (macros/incremental.sql): a build from Collection Period P recomputes the rows of P
--- and later; each receivable's last receivable-period before P gives what P compares with.
+-- Incremental (macros/incremental.sql): a build of a trust from Collection Period P recomputes its
+-- rows of P and later; each receivable's last receivable-period before P gives what P compares
+-- with.
 {{ loan_level_incremental_config() }}
 
 with
 
 rebuilt as (
     select * from {{ ref('fct_receivable_period') }}
-    where collection_period >= {{ rebuild_from() }}
+    where {{ is_rebuilt() }}
 ),
 
 schedule as (
@@ -20,20 +21,14 @@ calendar as (
     select * from {{ ref('stg_deal__payment_calendar') }}
 ),
 
-terms as (
-    select * from {{ ref('stg_deal__terms') }}
-),
-
-final_maturity as (
-    -- Art. I "Final Scheduled Maturity Date"
-    select term_value::date as final_scheduled_maturity_date
-    from terms
-    where term_name = 'final_scheduled_maturity_date'
+deals as (
+    select * from {{ ref('stg_deal__deals') }}
 ),
 
 earlier as (
     -- each rebuilt receivable's last receivable-period before the rebuild (none in a full build)
     select
+        deal_id,
         receivable_id,
         max(period_number) as period_number,
         arg_max(reported_ending_balance, period_number) as reported_ending_balance,
@@ -41,9 +36,9 @@ earlier as (
         true as is_earlier
     from {{ ref('fct_receivable_period') }}
     where
-        collection_period < {{ rebuild_from() }}
-        and receivable_id in (select receivable_id from rebuilt)
-    group by receivable_id
+        not ({{ is_rebuilt() }})
+        and (deal_id, receivable_id) in (select (rebuilt.deal_id, rebuilt.receivable_id) from rebuilt)
+    group by deal_id, receivable_id
 ),
 
 receivable_history as (
@@ -59,13 +54,23 @@ receivable_history as (
         union all by name
         select * from earlier
     ) as periods
-    window receivable_order as (partition by receivable_id order by period_number)
+    window receivable_order as (partition by deal_id, receivable_id order by period_number)
+),
+
+last_loaded as (
+    -- each trust's last Collection Period on the tapes
+    select
+        deal_id,
+        max(period_number) as period_number
+    from {{ ref('fct_receivable_period') }}
+    group by deal_id
 ),
 
 pool_totals as (
     -- the pool roll-forward (Exhibit A lines 1-7), collections (lines 17-22), losses (lines
     -- 75-77), delinquency (line 78) and the weighted averages (lines 12-14) of fct_pool_period
     select
+        periods.deal_id,
         periods.collection_period,
         sum(periods.principal_collected_amount + periods.rebate_principal_amount)
             as principal_collections_amount,
@@ -104,15 +109,18 @@ pool_totals as (
         coalesce(sum(periods.ending_balance) filter (where periods.delinquency_bucket = '1-30'), 0)
             as delinquent_1_30_balance
     from rebuilt as periods
-    inner join schedule on periods.receivable_id = schedule.receivable_id
-    inner join calendar on periods.collection_period = calendar.collection_period
-    group by periods.collection_period
+    inner join schedule
+        on periods.deal_id = schedule.deal_id and periods.receivable_id = schedule.receivable_id
+    inner join calendar
+        on periods.deal_id = calendar.deal_id and periods.collection_period = calendar.collection_period
+    group by periods.deal_id, periods.collection_period
 ),
 
 tape_measures as (
     -- the servicing criteria (Regulation AB Item 1122(d), Exhibit D) of rpt_servicing_criteria
     select
-        collection_period,
+        receivable_history.deal_id,
+        receivable_history.collection_period,
         count(*) as receivable_periods_tested,
         count(*) filter (where not is_independently_recomputed) as not_recomputed_count,
         -- 1122(d)(1)(v): the servicer's figures aggregate accurately: each receivable's ending
@@ -121,6 +129,9 @@ tape_measures as (
         count(*) filter (
             where reported_ending_balance <> case
                 when reported_status = 'purchased' then 0
+                -- after its charge-off a Defaulted Receivable has no balance: what it pays is
+                -- Liquidation Proceeds (Art. I), however the servicer books it
+                when reported_status in ('charged_off', 'liquidated') and reported_beginning_balance = 0 then 0
                 else
                     reported_beginning_balance - reported_principal_collected_amount
                     - reported_rebate_amount - reported_charged_off_principal_amount
@@ -137,40 +148,85 @@ tape_measures as (
         -- 3.2 (1122(d)(4)(vi)): extensions never carry a receivable past the Final Scheduled
         -- Maturity Date
         count(*) filter (
-            where maturity_date > (select final_scheduled_maturity_date from final_maturity)
+            where receivable_history.maturity_date > deals.final_scheduled_maturity_date
         ) as extension_beyond_final_date_count
     from receivable_history
-    where not is_earlier
-    group by collection_period
+    inner join deals on receivable_history.deal_id = deals.deal_id
+    where not receivable_history.is_earlier
+    group by receivable_history.deal_id, receivable_history.collection_period
 ),
 
 missing_receivables as (
     -- a receivable outstanding at a period end must be on the next period's tape
     select
+        calendar.deal_id,
         calendar.collection_period,
         count(*) as missing_receivable_count
     from receivable_history
-    inner join calendar on calendar.period_number = receivable_history.period_number + 1
+    inner join calendar
+        on
+            receivable_history.deal_id = calendar.deal_id
+            and calendar.period_number = receivable_history.period_number + 1
+    inner join last_loaded on receivable_history.deal_id = last_loaded.deal_id
     where
         receivable_history.is_outstanding
-        and calendar.collection_period >= {{ rebuild_from() }}
-        and receivable_history.period_number + 1
-        <= (select max(period_number) from {{ ref('fct_receivable_period') }})
+        and {{ is_rebuilt('calendar.deal_id', 'calendar.collection_period') }}
+        and receivable_history.period_number + 1 <= last_loaded.period_number
         and receivable_history.next_period_number is distinct from receivable_history.period_number + 1
-    group by calendar.collection_period
+    group by calendar.deal_id, calendar.collection_period
 ),
+
+computed_periods as (
+    -- every Collection Period computed in this build, even one whose tape has no row (no
+    -- receivable outstanding any more: its totals are zero)
+    select
+        tape_status.deal_id,
+        tape_status.collection_period,
+        tape_status.period_number
+    from {{ ref('int_collection_period__tape_status') }} as tape_status
+    where tape_status.is_computable and {{ is_rebuilt('tape_status.deal_id', 'tape_status.collection_period') }}
+),
+
+{%- set pool_columns = [
+    'principal_collections_amount', 'finance_charge_collections_amount', 'purchase_principal_amount',
+    'purchase_finance_charge_amount', 'defaulted_receivables_amount', 'liquidation_principal_amount',
+    'liquidation_finance_charge_amount', 'liquidation_proceeds_amount', 'supplemental_servicing_fees_amount',
+    'simple_interest_advances_amount', 'ending_pool_balance', 'receivables_outstanding', 'receivables_defaulted',
+    'receivables_purchased', 'apr_weighted_cents', 'original_term_weighted_cents', 'remaining_term_weighted_cents',
+    'delinquent_31_60_count', 'delinquent_31_60_balance', 'delinquent_61_90_count', 'delinquent_61_90_balance',
+    'delinquent_91_plus_count', 'delinquent_91_plus_balance', 'current_count', 'current_balance',
+    'delinquent_1_30_count', 'delinquent_1_30_balance'
+] %}
+{%- set tape_columns = [
+    'receivable_periods_tested', 'not_recomputed_count', 'servicer_roll_forward_break_count',
+    'servicer_continuity_break_count', 'charge_off_mismatch_count', 'extension_beyond_final_date_count'
+] %}
 
 final as (
     select
-        calendar.collection_period,
-        calendar.period_number,
-        pool_totals.* exclude (pool_totals.collection_period),
-        tape_measures.* exclude (tape_measures.collection_period),
+        computed_periods.deal_id,
+        computed_periods.collection_period,
+        computed_periods.period_number,
+        {% for column in pool_columns %}
+            coalesce(pool_totals.{{ column }}, 0) as {{ column }},
+        {% endfor %}
+        {% for column in tape_columns %}
+            coalesce(tape_measures.{{ column }}, 0) as {{ column }},
+        {% endfor %}
         coalesce(missing_receivables.missing_receivable_count, 0) as missing_receivable_count
-    from pool_totals
-    inner join calendar on pool_totals.collection_period = calendar.collection_period
-    inner join tape_measures on pool_totals.collection_period = tape_measures.collection_period
-    left join missing_receivables on pool_totals.collection_period = missing_receivables.collection_period
+    from computed_periods
+    left join pool_totals
+        on
+            computed_periods.deal_id = pool_totals.deal_id
+            and computed_periods.collection_period = pool_totals.collection_period
+    left join tape_measures
+        on
+            computed_periods.deal_id = tape_measures.deal_id
+            and computed_periods.collection_period = tape_measures.collection_period
+    left join missing_receivables
+        on
+            computed_periods.deal_id = missing_receivables.deal_id
+            and computed_periods.collection_period = missing_receivables.collection_period
 )
 
 select * from final

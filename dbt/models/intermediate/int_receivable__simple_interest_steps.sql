@@ -4,29 +4,38 @@
 -- events (payments and rebates), rounded half up to the cent at each event. A payment pays the
 -- accrued interest first, then assessed late fees, then principal; a rebate of a financed item
 -- reduces principal directly (Art. I "Principal Balance" (ii)). Money is integer cents here.
--- Incremental (macros/incremental.sql): a build from Collection Period P folds only the
+-- Incremental (macros/incremental.sql): a build of a trust from Collection Period P folds only the
 -- transactions of P and later, each receivable starting from its state after its last step
 -- before P (transaction dates lie inside their Collection Period, checked at ingestion, so this
 -- is the same order as a fold over the whole history).
--- Large builds fold the receivables in buckets, one after another (macros/receivable_buckets.sql).
-{{ bucketed_incremental_config('stg_servicer__payment_transactions') }}
+{{ loan_level_incremental_config() }}
 
 with recursive
 
 schedule as (
     select * from {{ ref('stg_servicer__receivable_schedule') }}
-    where {{ in_bucket() }}
+),
+
+computable_periods as (
+    select * from {{ ref('int_collection_period__tape_status') }}
+    where is_computable
 ),
 
 transactions as (
+    -- the periods whose tape and every earlier one are loaded (a gap stops the fold)
     select * from {{ ref('stg_servicer__payment_transactions') }}
-    where {{ in_bucket() }}
+    where
+        {{ is_rebuilt() }}
+        and (deal_id, collection_period) in (
+            select (computable_periods.deal_id, computable_periods.collection_period) from computable_periods
+        )
 ),
 
 prior_state as (
-    -- each receivable's state after its last step kept (none on a build of everything)
+    -- each receivable's state after its last step kept (none when every row is recomputed)
     {% if is_incremental() %}
         select
+            deal_id,
             receivable_id,
             max(step_number) as last_step_number,
             arg_max({
@@ -36,10 +45,11 @@ prior_state as (
                 'last_accrual_date': last_accrual_date
             }, step_number) as state
         from {{ this }}
-        where {{ in_bucket() }}
-        group by receivable_id
+        where not coalesce({{ is_rebuilt() }}, false)
+        group by deal_id, receivable_id
     {% else %}
         select
+            null::varchar as deal_id,
             null::varchar as receivable_id,
             null::bigint as last_step_number,
             null::struct(
@@ -53,29 +63,32 @@ prior_state as (
 balance_events as materialized (
     -- materialized: the fold below joins it once per step
     select
+        transactions.deal_id,
         transactions.receivable_id,
         transactions.collection_period,
         transactions.transaction_date,
         transactions.transaction_type,
         {{ to_cents('transactions.transaction_amount') }}::bigint as amount_cents,
         coalesce(prior_state.last_step_number, 0) + row_number() over (
-            partition by transactions.receivable_id
+            partition by transactions.deal_id, transactions.receivable_id
             order by
                 transactions.transaction_date,
                 case transactions.transaction_type when 'late_fee' then 0 when 'rebate' then 1 else 2 end,
                 transactions.transaction_amount
         ) as step_number
     from transactions
-    left join prior_state on transactions.receivable_id = prior_state.receivable_id
-    where
-        transactions.transaction_type in ('payment', 'rebate', 'late_fee')
-        and transactions.collection_period >= {{ rebuild_from() }}
+    left join prior_state
+        on
+            transactions.deal_id = prior_state.deal_id
+            and transactions.receivable_id = prior_state.receivable_id
+    where transactions.transaction_type in ('payment', 'rebate', 'late_fee')
 ),
 
 starting as (
     -- where each fold starts: the state kept from the last build, or the Cutoff Date
     -- (prior_state.state is a struct: its fields are not tables, hence the noqa for RF01)
     select
+        schedule.deal_id,
         schedule.receivable_id,
         prior_state.receivable_id is null as is_new,
         coalesce(prior_state.last_step_number, 0)::bigint as step_number,
@@ -88,7 +101,10 @@ starting as (
             as last_accrual_date,
         (schedule.apr * 1000000)::bigint as apr_e6
     from schedule
-    left join prior_state on schedule.receivable_id = prior_state.receivable_id
+    left join prior_state
+        on schedule.deal_id = prior_state.deal_id and schedule.receivable_id = prior_state.receivable_id
+    -- the trusts this build recomputes (the others keep their rows)
+    where schedule.deal_id in (select balance_events.deal_id from balance_events)
 ),
 
 folded as (
@@ -96,6 +112,7 @@ folded as (
     -- n + 1 give the state after step n + 1 (macros/simple_interest_step.sql). Each round of the
     -- recursion takes every receivable one step further, so the work is linear in the steps.
     select
+        deal_id,
         receivable_id,
         step_number,
         null::varchar as collection_period,
@@ -112,6 +129,7 @@ folded as (
     from starting
     union all
     select
+        deal_id,
         receivable_id,
         step.step_number,
         step.collection_period,
@@ -127,13 +145,15 @@ folded as (
         apr_e6
     from (
         select
+            previous.deal_id,
             previous.receivable_id,
             previous.apr_e6,
             {{ simple_interest_step('previous', 'txn') }} as step
         from folded as previous
         inner join balance_events as txn
             on
-                previous.receivable_id = txn.receivable_id
+                previous.deal_id = txn.deal_id
+                and previous.receivable_id = txn.receivable_id
                 and txn.step_number = previous.step_number + 1
     ) as stepped
 ),
@@ -141,6 +161,7 @@ folded as (
 cutoff_steps as (
     -- step 0: the receivable as the Receivable Schedule shows it at the Cutoff Date
     select
+        deal_id,
         receivable_id,
         0::bigint as step_number,
         null::varchar as collection_period,

@@ -1,16 +1,26 @@
 -- One row per receivable per Collection Period on the tape: the Principal Balance recomputed by
 -- the Simple Interest Method, its lifecycle events under Art. I, and the servicer's figures.
--- Incremental (macros/incremental.sql): a build from Collection Period P recomputes the rows of P
--- and later; each receivable's last row before P seeds the state carried across periods (balance,
--- unpaid interest, accrual date, and the periods of its default and purchase so far).
--- Large builds run in buckets of receivables, one after another (macros/receivable_buckets.sql).
-{{ bucketed_incremental_config('stg_servicer__loan_status') }}
+-- Incremental (macros/incremental.sql): a build of a trust from Collection Period P recomputes its
+-- rows of P and later; each receivable's last row before P seeds the state carried across periods
+-- (balance, unpaid interest, accrual date, and the periods of its default and purchase so far).
+{{ loan_level_incremental_config() }}
 
 with
 
+computable_periods as (
+    select * from {{ ref('int_collection_period__tape_status') }}
+    where is_computable
+),
+
 tape as (
+    -- the periods whose tape and every earlier one are loaded (balances carry forward: a period
+    -- after a missing one is computed when that one arrives)
     select * from {{ ref('stg_servicer__loan_status') }}
-    where collection_period >= {{ rebuild_from() }} and {{ in_bucket() }}
+    where
+        {{ is_rebuilt() }}
+        and (deal_id, collection_period) in (
+            select (computable_periods.deal_id, computable_periods.collection_period) from computable_periods
+        )
 ),
 
 calendar as (
@@ -29,18 +39,13 @@ transactions as (
     select * from {{ ref('stg_servicer__payment_transactions') }}
 ),
 
-deal_terms as (
-    select * from {{ ref('stg_deal__terms') }}
-),
-
-defaulted_days as (
-    -- Art. I "Defaulted Receivable" (i): 120 days or more delinquent (deal file term)
-    select term_value::integer as days from deal_terms
-    where term_name = 'defaulted_days_past_due'
+deals as (
+    select * from {{ ref('stg_deal__deals') }}
 ),
 
 period_flows as (
     select
+        deal_id,
         receivable_id,
         collection_period,
         sum(interest_paid_cents) as interest_paid_cents,
@@ -51,13 +56,14 @@ period_flows as (
         arg_max(unpaid_interest_cents, step_number) as unpaid_interest_cents,
         arg_max(last_accrual_date, step_number) as last_accrual_date
     from steps
-    where step_number > 0 and collection_period >= {{ rebuild_from() }} and {{ in_bucket() }}
-    group by receivable_id, collection_period
+    where step_number > 0 and {{ is_rebuilt('steps.deal_id', 'steps.collection_period') }}
+    group by deal_id, receivable_id, collection_period
 ),
 
 liquidations as (
     -- Liquidation Proceeds (Art. I): amounts received net of repossession and sale expenses
     select
+        deal_id,
         receivable_id,
         collection_period,
         sum(transaction_amount) filter (where transaction_type = 'liquidation_proceeds')
@@ -69,9 +75,8 @@ liquidations as (
     from transactions
     where
         transaction_type in ('liquidation_proceeds', 'liquidation_expense')
-        and collection_period >= {{ rebuild_from() }}
-        and {{ in_bucket() }}
-    group by receivable_id, collection_period
+        and {{ is_rebuilt() }}
+    group by deal_id, receivable_id, collection_period
 ),
 
 spine as (
@@ -79,20 +84,26 @@ spine as (
         tape.*,
         calendar.period_number,
         calendar.distribution_date,
+        deals.defaulted_days_past_due,
         schedule.apr,
         (schedule.apr * 1000000)::bigint as apr_e6,
         {{ to_cents('schedule.cutoff_principal_balance') }}::bigint as cutoff_balance_cents,
         schedule.cutoff_last_payment_date
     from tape
-    inner join calendar on tape.collection_period = calendar.collection_period
-    inner join schedule on tape.receivable_id = schedule.receivable_id
-    -- EX-102 repeats a charged-off receivable in every later file: a repeat with no recovery
-    -- carries nothing new (its charge-off counted in its own month)
+    inner join calendar
+        on tape.deal_id = calendar.deal_id and tape.collection_period = calendar.collection_period
+    inner join schedule
+        on tape.deal_id = schedule.deal_id and tape.receivable_id = schedule.receivable_id
+    inner join deals on tape.deal_id = deals.deal_id
+    -- EX-102 repeats a charged-off receivable in every later file: a repeat with no recovery and
+    -- no payment carries nothing new (its charge-off counted in its own month); one with a
+    -- payment carries Liquidation Proceeds (Art. I: amounts received "from whatever source")
     where not coalesce(
         tape.source_format = 'ex102'
         and tape.zero_balance_code = '4'
         and tape.zero_balance_effective_date < tape.collection_period_start_date
-        and coalesce(tape.reported_recovered_amount, 0) = 0,
+        and coalesce(tape.reported_recovered_amount, 0) = 0
+        and coalesce(tape.reported_total_paid_amount, 0) = 0,
         false
     )
 ),
@@ -112,10 +123,14 @@ with_state as (
         liquidations.first_liquidation_date
     from spine
     left join period_flows as flows
-        on spine.receivable_id = flows.receivable_id and spine.collection_period = flows.collection_period
+        on
+            spine.deal_id = flows.deal_id
+            and spine.receivable_id = flows.receivable_id
+            and spine.collection_period = flows.collection_period
     left join liquidations
         on
-            spine.receivable_id = liquidations.receivable_id
+            spine.deal_id = liquidations.deal_id
+            and spine.receivable_id = liquidations.receivable_id
             and spine.collection_period = liquidations.collection_period
 ),
 
@@ -183,6 +198,7 @@ seeds as (
     -- the last row kept from an earlier build of each receivable on the new tapes
     {% if is_incremental() %}
         select
+            kept.deal_id,
             kept.receivable_id,
             true as is_seed,
             kept.receivable_last.period_number,
@@ -195,6 +211,7 @@ seeds as (
             -- the fields the seed needs, not the whole row (a struct of every column, built for
             -- each of the millions of kept rows, took 0.1 s of a month's build)
             select
+                deal_id,
                 receivable_id,
                 arg_max({
                     'period_number': period_number,
@@ -205,11 +222,14 @@ seeds as (
                     'known_purchase_period_number': known_purchase_period_number
                 }, period_number) as receivable_last
             from {{ this }}
-            where receivable_id in (select receivable_id from spine)
-            group by receivable_id
+            where
+                not coalesce({{ is_rebuilt() }}, false)
+                and (deal_id, receivable_id) in (select (spine.deal_id, spine.receivable_id) from spine)
+            group by deal_id, receivable_id
         ) as kept
     {% else %}
         select
+            null::varchar as deal_id,
             null::varchar as receivable_id,
             true as is_seed,
             null::integer as period_number,
@@ -238,7 +258,7 @@ events as (
         reported_status = 'purchased' as is_purchase_event,
         -- Art. I "Defaulted Receivable": (i) 120+ days delinquent at the period end,
         -- (ii) repossessed and the vehicle sold, (iii) judged uncollectible by the servicer
-        reported_days_past_due >= (select days from defaulted_days) as is_delinquency_default,
+        reported_days_past_due >= defaulted_days_past_due as is_delinquency_default,
         (is_repossessed and first_liquidation_date is not null) as is_sale_default,
         reported_status in ('charged_off', 'liquidated') as is_uncollectible_default
     from seeded
@@ -274,15 +294,15 @@ carried as (
     from events
     window
         so_far as (
-            partition by receivable_id order by period_number
+            partition by deal_id, receivable_id order by period_number
             rows between unbounded preceding and current row
         ),
         before_now as (
-            partition by receivable_id order by period_number
+            partition by deal_id, receivable_id order by period_number
             rows between unbounded preceding and 1 preceding
         ),
         whole_history as (
-            partition by receivable_id order by period_number
+            partition by deal_id, receivable_id order by period_number
             rows between unbounded preceding and unbounded following
         )
 ),
@@ -300,6 +320,7 @@ classified as (
 
 final as (
     select
+        deal_id,
         receivable_id,
         collection_period,
         period_number,
@@ -308,10 +329,10 @@ final as (
         reported_status,
         is_independently_recomputed,
         reported_days_past_due as days_past_due,
-        is_repossessed,
-        is_obligor_bankrupt,
+        coalesce(is_repossessed, false) as is_repossessed,
+        coalesce(is_obligor_bankrupt, false) as is_obligor_bankrupt,
         extension_count,
-        is_extension_granted,
+        coalesce(is_extension_granted, false) as is_extension_granted,
         maturity_date,
         apr,
         -- Art. I "Principal Balance": zero after the period of default or purchase
@@ -328,9 +349,9 @@ final as (
         rebate_principal_cents,
         unpaid_interest_cents,
         last_accrual_date,
-        period_number = default_period_number as is_default_period,
+        coalesce(period_number = default_period_number, false) as is_default_period,
         coalesce(period_number >= default_period_number, false) as is_defaulted,
-        period_number = purchase_period_number as is_purchase_period,
+        coalesce(period_number = purchase_period_number, false) as is_purchase_period,
         coalesce(period_number >= purchase_period_number, false) as is_purchased,
         case
             when period_number = default_period_number and is_delinquency_default then 'delinquency_120'

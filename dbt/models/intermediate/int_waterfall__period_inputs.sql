@@ -1,23 +1,28 @@
--- One row per Distribution Date: the pool-level figures the waterfall consumes (Exhibit A
--- lines 1-7, 12-15, 17a-c, 18a-c, 20, 21, 52, 75-79). Two ways in (var `pool_inputs`):
+-- One row per trust and Distribution Date: the pool-level figures the waterfall consumes (Exhibit A
+-- lines 1-7, 10, 12-15, 17a-c, 18a-c, 20, 21, 52, 75-79). Two ways in (var `pool_inputs`):
 --   tapes    (default) the loan-level marts built from the monthly tapes;
 --   reported the servicer-reported figures of published certificates (reconciliation mode,
---            loaded by dagster_project.reconcile into raw.reported_pool_inputs).
+--            loaded by dagster_project.reconcile).
 with
 
 calendar as (
     select * from {{ ref('stg_deal__payment_calendar') }}
 ),
 
+deals as (
+    select * from {{ ref('stg_deal__deals') }}
+),
+
 {% if var('pool_inputs', 'tapes') == 'reported' %}
 
-pool as (
-    select
-        calendar.collection_period,
-        reported.*
-    from {{ source('raw', 'reported_pool_inputs') }} as reported
-    inner join calendar on reported.distribution_date = calendar.distribution_date
-),
+    pool as (
+        select
+            reported.*,
+            calendar.collection_period
+        from {{ ref('stg_reported__pool_inputs') }} as reported
+        inner join calendar
+            on reported.deal_id = calendar.deal_id and reported.distribution_date = calendar.distribution_date
+    ),
 
 {% else %}
 
@@ -25,8 +30,8 @@ pool as (
         select * from {{ ref('fct_pool_period') }}
     ),
 
-    libor as (
-        select * from {{ ref('stg_market__libor_rates') }}
+    index_rates as (
+        select * from {{ ref('stg_market__index_rates') }}
     ),
 
     net_worth as (
@@ -39,6 +44,7 @@ pool as (
 
     pool as (
         select
+            pool_periods.deal_id,
             pool_periods.collection_period,
             pool_periods.beginning_pool_balance,
             pool_periods.principal_collections_amount,
@@ -50,7 +56,7 @@ pool as (
             pool_periods.weighted_average_coupon_percent,
             pool_periods.weighted_average_original_term,
             pool_periods.weighted_average_remaining_term,
-            libor.libor_rate,
+            index_rates.index_rate,
             pool_periods.finance_charge_collections_amount,
             pool_periods.liquidation_finance_charge_amount,
             pool_periods.purchase_finance_charge_amount,
@@ -75,9 +81,12 @@ pool as (
             pool_periods.delinquent_91_plus_count,
             pool_periods.delinquent_91_plus_balance
         from pool_periods
-        inner join calendar on pool_periods.collection_period = calendar.collection_period
-        left join libor on calendar.distribution_date = libor.distribution_date
-        left join earnings on calendar.distribution_date = earnings.distribution_date
+        inner join calendar
+            on pool_periods.deal_id = calendar.deal_id and pool_periods.collection_period = calendar.collection_period
+        left join index_rates
+            on calendar.deal_id = index_rates.deal_id and calendar.distribution_date = index_rates.distribution_date
+        left join earnings
+            on calendar.deal_id = earnings.deal_id and calendar.distribution_date = earnings.distribution_date
         -- Art. I "Related Fiscal Quarter"
         left join net_worth on calendar.related_fiscal_quarter_end_date = net_worth.fiscal_quarter_end_date
     ),
@@ -86,7 +95,9 @@ pool as (
 
 final as (
     select
+        calendar.deal_id,
         calendar.period_number,
+        calendar.collection_period,
         calendar.distribution_date,
         calendar.determination_date,
         calendar.collection_period_start_date,
@@ -94,9 +105,22 @@ final as (
         calendar.actual_accrual_days,
         calendar.thirty_360_accrual_days,
         calendar.related_fiscal_quarter_end_date,
-        pool.* exclude (pool.collection_period{% if var('pool_inputs', 'tapes') == 'reported' %}, pool.distribution_date{% endif %})
+        pool.* exclude (pool.deal_id, pool.collection_period{% if var('pool_inputs', 'tapes') == 'reported' %}, pool.distribution_date{% endif %}),
+        -- Art. I "Overcollateralization Target Amount": a share of the cutoff Pool Balance, or of
+        -- the Pool Balance at the end of the Collection Period with a floor as a share of the
+        -- cutoff Pool Balance (older trusts of the shelf); half up to the cent
+        {{ from_cents(
+            "case deals.overcollateralization_base when 'cutoff' then "
+            ~ div_half_up(to_cents('deals.initial_pool_balance') ~ ' * (deals.overcollateralization_percent * 1000000000)::hugeint', '1000000000')
+            ~ " else greatest("
+            ~ div_half_up(to_cents('pool.ending_pool_balance') ~ ' * (deals.overcollateralization_percent * 1000000000)::hugeint', '1000000000')
+            ~ ", "
+            ~ div_half_up(to_cents('deals.initial_pool_balance') ~ ' * (deals.overcollateralization_floor_percent * 1000000000)::hugeint', '1000000000')
+            ~ ") end"
+        ) }} as overcollateralization_target_amount
     from pool
-    inner join calendar on pool.collection_period = calendar.collection_period
+    inner join calendar on pool.deal_id = calendar.deal_id and pool.collection_period = calendar.collection_period
+    inner join deals on pool.deal_id = deals.deal_id
 )
 
 select * from final

@@ -11,6 +11,7 @@ periods as (
 
 outcomes as (
     select
+        deal_id,
         receivable_id,
         min(collection_period) filter (where is_default_period) as default_collection_period,
         min(collection_period) filter (where is_purchase_period) as purchase_collection_period,
@@ -22,7 +23,7 @@ outcomes as (
         sum(net_loss_amount) as net_loss_amount,
         sum(purchase_principal_amount + purchase_interest_amount) as purchase_amount
     from periods
-    group by receivable_id
+    group by deal_id, receivable_id
 ),
 
 final as (
@@ -45,7 +46,8 @@ final as (
         coalesce(outcomes.purchase_amount, 0) as purchase_amount,
         date_trunc('quarter', schedule.origination_date)::date as origination_quarter
     from schedule
-    left join outcomes on schedule.receivable_id = outcomes.receivable_id
+    left join outcomes
+        on schedule.deal_id = outcomes.deal_id and schedule.receivable_id = outcomes.receivable_id
 )
 
 select * from final

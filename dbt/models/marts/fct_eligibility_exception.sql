@@ -13,6 +13,7 @@ schedule as (
 
 per_representation as (
     select
+        deal_id,
         receivable_id,
         representation,
         string_agg(distinct suite_name, ', ' order by suite_name) as suite_name,
@@ -22,12 +23,13 @@ per_representation as (
         any_value(schedule_delivery_id) as schedule_delivery_id,
         min(discovered_date) as discovered_date
     from exceptions
-    group by receivable_id, representation
+    group by deal_id, receivable_id, representation
 ),
 
 final as (
     select
         -- ids
+        per_representation.deal_id,
         per_representation.receivable_id,
         per_representation.representation,
         -- attributes
@@ -41,7 +43,10 @@ final as (
         -- dates
         per_representation.discovered_date
     from per_representation
-    left join schedule on per_representation.receivable_id = schedule.receivable_id
+    left join schedule
+        on
+            per_representation.deal_id = schedule.deal_id
+            and per_representation.receivable_id = schedule.receivable_id
 )
 
 select * from final

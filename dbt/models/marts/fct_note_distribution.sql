@@ -1,8 +1,8 @@
--- One row per Distribution Date and class: interest accrued and paid, principal paid, balances and
--- Note Pool Factors (Art. I: seven digits, after the day's principal payments).
+-- One row per trust, Distribution Date and class: interest accrued and paid, principal paid,
+-- balances and Note Pool Factors (Art. I: seven digits, after the day's principal payments).
 with
 
-dates as (
+waterfall as (
     select * from {{ ref('int_waterfall__distribution_dates') }}
 ),
 
@@ -10,39 +10,63 @@ classes as (
     select * from {{ ref('stg_deal__classes') }}
 ),
 
-per_class as (
+calendar as (
+    select * from {{ ref('stg_deal__payment_calendar') }}
+),
+
+class_amounts as (
     select
-        dates.*,
-        k.class_index
-    from dates
-    cross join lateral (select unnest(range(1, len(dates.class_ids) + 1)) as class_index) as k
+        deal_id,
+        period_number,
+        class_id,
+        (amounts ->> '$.class.note_rate_nanos')::hugeint as note_rate_nanos,
+        (amounts ->> '$.class.balance_begin_cents')::hugeint as balance_begin_cents,
+        balance_end_cents,
+        (amounts ->> '$.class.initial_cents')::hugeint as initial_cents,
+        {{ waterfall_amount('monthly_interest_cents', 'class') }} as monthly_interest_amount,
+        {{ waterfall_amount('additional_interest_cents', 'class') }} as additional_note_interest_amount,
+        {{ waterfall_amount('interest_on_additional_cents', 'class') }} as interest_on_additional_interest_amount,
+        {{ waterfall_amount('total_interest_cents', 'class') }} as total_note_interest_amount,
+        {{ waterfall_amount('interest_paid_cents', 'class') }} as interest_paid_amount,
+        {{ waterfall_amount('principal_paid_cents', 'class') }} as principal_paid_amount,
+        {{ from_cents('unpaid_monthly_interest_end_cents + unpaid_other_interest_end_cents') }}
+            as interest_shortfall_amount
+    from waterfall
 ),
 
 final as (
     select
-        per_class.distribution_date,
-        per_class.period_number,
-        classes.class_id,
+        -- ids
+        class_amounts.deal_id,
+        class_amounts.period_number,
+        class_amounts.class_id,
+        -- attributes
         classes.class_order,
         classes.class_label,
-        (per_class.rate_nanos[per_class.class_index]::decimal(38, 0) * 0.000000001)::decimal(12, 9) as note_rate,
-        {{ from_cents('balances_begin[class_index]') }} as beginning_balance,
-        {{ from_cents('monthly_interest[class_index]') }} as monthly_interest_amount,
-        {{ from_cents('additional_interest[class_index]') }} as additional_note_interest_amount,
-        {{ from_cents('interest_on_additional[class_index]') }} as interest_on_additional_interest_amount,
-        {{ from_cents('total_interest[class_index]') }} as total_note_interest_amount,
-        {{ from_cents('interest_paid[class_index]') }} as interest_paid_amount,
-        {{ from_cents('unpaid_interest_end[class_index]') }} as interest_shortfall_amount,
-        {{ from_cents('principal_paid[class_index]') }} as principal_paid_amount,
-        {{ from_cents('interest_paid[class_index] + principal_paid[class_index]') }} as total_distribution_amount,
-        {{ from_cents('balances_end[class_index]') }} as ending_balance,
-        {{ factor_7('balances_begin[class_index]', 'initial_cents[class_index]') }} as beginning_pool_factor,
-        {{ factor_7('balances_end[class_index]', 'initial_cents[class_index]') }} as pool_factor,
-        -- a class reached its Class Final Distribution Date with principal left unpaid
-        per_class.distribution_date >= classes.final_distribution_date
-        and per_class.balances_end[per_class.class_index] > 0 as is_unpaid_after_final_date
-    from per_class
-    inner join classes on per_class.class_index = classes.class_order
+        -- dates
+        calendar.distribution_date,
+        -- rates
+        (class_amounts.note_rate_nanos::decimal(38, 0) * 0.000000001)::decimal(12, 9) as note_rate,
+        -- amounts
+        {{ from_cents('class_amounts.balance_begin_cents') }} as beginning_balance,
+        class_amounts.monthly_interest_amount,
+        class_amounts.additional_note_interest_amount,
+        class_amounts.interest_on_additional_interest_amount,
+        class_amounts.total_note_interest_amount,
+        class_amounts.interest_paid_amount,
+        class_amounts.interest_shortfall_amount,
+        class_amounts.principal_paid_amount,
+        class_amounts.interest_paid_amount + class_amounts.principal_paid_amount as total_distribution_amount,
+        {{ from_cents('class_amounts.balance_end_cents') }} as ending_balance,
+        {{ factor_7('class_amounts.balance_begin_cents', 'class_amounts.initial_cents') }} as beginning_pool_factor,
+        {{ factor_7('class_amounts.balance_end_cents', 'class_amounts.initial_cents') }} as pool_factor,
+        -- flags: a class reached its Class Final Distribution Date with principal left unpaid
+        calendar.distribution_date >= classes.final_distribution_date
+        and class_amounts.balance_end_cents > 0 as is_unpaid_after_final_date
+    from class_amounts
+    inner join classes on class_amounts.deal_id = classes.deal_id and class_amounts.class_id = classes.class_id
+    inner join calendar
+        on class_amounts.deal_id = calendar.deal_id and class_amounts.period_number = calendar.period_number
 )
 
 select * from final

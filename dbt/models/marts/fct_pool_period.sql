@@ -1,6 +1,6 @@
--- One row per Collection Period: the pool roll-forward (Exhibit A lines 1-7), the collections
--- the certificate needs (lines 17-22), losses (lines 75-77), delinquency (line 78) and the
--- weighted averages (lines 12-14).
+-- One row per trust and Collection Period: the pool roll-forward (Exhibit A lines 1-7), the
+-- collections the certificate needs (lines 17-22), losses (lines 75-77), delinquency (line 78) and
+-- the weighted averages (lines 12-14).
 with
 
 period_totals as (
@@ -21,33 +21,29 @@ earnings as (
 ),
 
 per_period as (
-    -- a period is computed only when every earlier period's tape is loaded: balances carry
-    -- forward, so a period after a missing one cannot be right (its certificate is withheld by
-    -- the gate until the missing tape arrives; rpt_servicing_criteria says why)
+    -- only the Collection Periods the loan-level models computed: every earlier tape is loaded
+    -- (int_collection_period__tape_status)
     select
         * exclude (
-            period_number, loaded_rank, receivable_periods_tested, not_recomputed_count,
+            period_number, receivable_periods_tested, not_recomputed_count,
             servicer_roll_forward_break_count, servicer_continuity_break_count,
             charge_off_mismatch_count, extension_beyond_final_date_count, missing_receivable_count
         )
-    from (
-        select
-            *,
-            row_number() over (order by period_number) as loaded_rank
-        from period_totals
-    ) as ranked
-    where period_number = loaded_rank
+    from period_totals
 ),
 
 cutoff as (
     select
+        deal_id,
         sum(cutoff_principal_balance) as initial_pool_balance,
         count(*) as initial_receivable_count
     from schedule
+    group by deal_id
 ),
 
 rolled as (
     select
+        calendar.deal_id,
         calendar.period_number,
         calendar.collection_period,
         calendar.collection_period_start_date,
@@ -55,29 +51,35 @@ rolled as (
         calendar.determination_date,
         calendar.distribution_date,
         coalesce(
-            lag(per_period.ending_pool_balance) over (order by calendar.period_number),
+            lag(per_period.ending_pool_balance) over (partition by calendar.deal_id order by calendar.period_number),
             cutoff.initial_pool_balance
         ) as beginning_pool_balance,
         per_period.*
         exclude (
-            per_period.collection_period, per_period.apr_weighted_cents,
+            per_period.deal_id, per_period.collection_period, per_period.apr_weighted_cents,
             per_period.original_term_weighted_cents, per_period.remaining_term_weighted_cents
         ),
         cutoff.initial_pool_balance,
         coalesce(earnings.collection_account_interest_amount, 0) as collection_account_interest_amount,
-        {{ from_cents(div_half_up('per_period.apr_weighted_cents',
-            'greatest(' ~ to_cents('per_period.ending_pool_balance') ~ ', 1) * 100')) }}
-            as weighted_average_coupon_percent,
-        {{ from_cents(div_half_up('per_period.original_term_weighted_cents * 100',
-            'greatest(' ~ to_cents('per_period.ending_pool_balance') ~ ', 1)')) }}
-            as weighted_average_original_term,
-        {{ from_cents(div_half_up('per_period.remaining_term_weighted_cents * 100',
-            'greatest(' ~ to_cents('per_period.ending_pool_balance') ~ ', 1)')) }}
-            as weighted_average_remaining_term
+        -- lines 12-14, weighted by the ending Principal Balance (none for an empty pool)
+        case when per_period.ending_pool_balance > 0 then
+            {{ from_cents(div_half_up('per_period.apr_weighted_cents',
+                to_cents('per_period.ending_pool_balance') ~ ' * 100')) }}
+        end as weighted_average_coupon_percent,
+        case when per_period.ending_pool_balance > 0 then
+            {{ from_cents(div_half_up('per_period.original_term_weighted_cents * 100',
+                to_cents('per_period.ending_pool_balance'))) }}
+        end as weighted_average_original_term,
+        case when per_period.ending_pool_balance > 0 then
+            {{ from_cents(div_half_up('per_period.remaining_term_weighted_cents * 100',
+                to_cents('per_period.ending_pool_balance'))) }}
+        end as weighted_average_remaining_term
     from per_period
-    inner join calendar on per_period.collection_period = calendar.collection_period
-    cross join cutoff
-    left join earnings on calendar.distribution_date = earnings.distribution_date
+    inner join calendar
+        on per_period.deal_id = calendar.deal_id and per_period.collection_period = calendar.collection_period
+    inner join cutoff on per_period.deal_id = cutoff.deal_id
+    left join earnings
+        on calendar.deal_id = earnings.deal_id and calendar.distribution_date = earnings.distribution_date
 ),
 
 final as (
@@ -95,15 +97,23 @@ final as (
         + purchase_finance_charge_amount + principal_collections_amount + liquidation_principal_amount
         + purchase_principal_amount + collection_account_interest_amount
         + simple_interest_advances_amount as available_collections_amount,
-        -- Art. I "Net Losses" (line 75) and their cumulative figures (lines 76-77)
-        defaulted_receivables_amount - liquidation_proceeds_amount as net_losses_amount,
-        sum(defaulted_receivables_amount - liquidation_proceeds_amount)
-            over (order by period_number) as cumulative_net_losses_amount
+        -- Art. I "Net Losses" (line 75): the excess, if any, of the principal that defaulted over
+        -- the Liquidation Proceeds received in the Collection Period: never negative
+        greatest(defaulted_receivables_amount - liquidation_proceeds_amount, 0) as net_losses_amount,
+        -- line 76 (not defined in Art. I): the same excess over every Collection Period to date,
+        -- so a month whose recoveries exceed its defaults lowers it
+        greatest(
+            sum(defaulted_receivables_amount - liquidation_proceeds_amount)
+                over (partition by deal_id order by period_number),
+            0
+        ) as cumulative_net_losses_amount
     from rolled
 )
 
 select
     *,
-    {{ from_cents(div_half_up(to_cents('cumulative_net_losses_amount') ~ ' * 10000',
-        to_cents('initial_pool_balance'))) }} as cumulative_net_loss_percent
+    -- line 77: Cumulative Net Losses over the Initial Pool Balance, as a percentage (unrounded;
+    -- the certificate prints two decimals)
+    {{ percent_of(to_cents('cumulative_net_losses_amount'), to_cents('initial_pool_balance')) }}
+        as cumulative_net_loss_percent
 from final

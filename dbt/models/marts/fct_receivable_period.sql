@@ -1,13 +1,14 @@
 -- One row per receivable per Collection Period: balances recomputed by the Simple Interest
 -- Method next to the servicer's, collections, delinquency, default, purchase, liquidation, loss.
--- Incremental: the rows of the Collection Periods the build recomputes (macros/incremental.sql).
+-- Incremental: the rows of the trusts' Collection Periods the build recomputes
+-- (macros/incremental.sql).
 {{ loan_level_incremental_config() }}
 
 with
 
 balances as (
     select * from {{ ref('int_receivable_period__principal_balances') }}
-    where collection_period >= {{ rebuild_from() }}
+    where {{ is_rebuilt() }}
 ),
 
 amounts as (
@@ -81,6 +82,7 @@ classified_receipts as (
 final as (
     select
         -- ids
+        deal_id,
         receivable_id,
         collection_period,
         period_number,

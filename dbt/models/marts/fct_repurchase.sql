@@ -10,8 +10,8 @@ calendar as (
     select * from {{ ref('stg_deal__payment_calendar') }}
 ),
 
-terms as (
-    select * from {{ ref('stg_deal__terms') }}
+deals as (
+    select * from {{ ref('stg_deal__deals') }}
 ),
 
 all_balances as (
@@ -22,61 +22,61 @@ all_balances as (
 -- are read for them alone
 balances as (
     select * from all_balances
-    where receivable_id in (select receivable_id from exceptions)
+    where (deal_id, receivable_id) in (select (exceptions.deal_id, exceptions.receivable_id) from exceptions)
 ),
 
 receivable_periods as (
     select * from {{ ref('fct_receivable_period') }}
-    where receivable_id in (select receivable_id from exceptions)
-),
-
-cure_days as (
-    -- 2.4: the cure runs to the end of the Collection Period that includes the 30th day
-    select term_value::integer as days from terms
-    where term_name = 'repurchase_cure_days'
+    where (deal_id, receivable_id) in (select (exceptions.deal_id, exceptions.receivable_id) from exceptions)
 ),
 
 breached as (
     -- one repurchase per receivable, however many representations it breaches; breaches are not
     -- cured in the data (a corrected schedule delivery removes the breach from the register)
     select
+        deal_id,
         receivable_id,
         string_agg(representation, ', ' order by representation) as representations,
         min(discovered_date) as discovered_date
     from exceptions
-    group by receivable_id
+    group by deal_id, receivable_id
 ),
 
 due as (
-    -- 2.4: repurchased on the Distribution Date immediately following that Collection Period
+    -- 2.4: the cure runs to the end of the Collection Period that includes the 30th day after
+    -- discovery; the repurchase is on the Distribution Date immediately following that period
     select
         breached.*,
-        breached.discovered_date + (select days from cure_days)::integer as cure_deadline_date,
+        breached.discovered_date + deals.repurchase_cure_days as cure_deadline_date,
         calendar.collection_period as due_collection_period,
         calendar.period_number as due_period_number,
         calendar.distribution_date as due_distribution_date
     from breached
+    inner join deals on breached.deal_id = deals.deal_id
     left join calendar
         on
-            breached.discovered_date + (select days from cure_days)::integer
+            breached.deal_id = calendar.deal_id
+            and breached.discovered_date + deals.repurchase_cure_days
             between calendar.collection_period_start_date and calendar.collection_period_end_date
 ),
 
 exits as (
     -- the first period end at which the receivable left the pool other than by purchase
     select
+        deal_id,
         receivable_id,
         min(period_number) filter (where is_defaulted) as default_period_number,
         min(period_number) filter (
             where simple_interest_balance_cents = 0 and not is_defaulted
         ) as paid_off_period_number
     from balances
-    group by receivable_id
+    group by deal_id, receivable_id
 ),
 
 reported as (
     -- the repurchase the servicer's tape shows
     select
+        deal_id,
         receivable_id,
         collection_period as reported_collection_period,
         period_number as reported_period_number,
@@ -94,11 +94,21 @@ at_due as (
         (balances.apr * 1000000)::bigint as apr_e6,
         exits.default_period_number,
         exits.paid_off_period_number,
-        (select max(period_number) from all_balances) as last_loaded_period_number
+        last_loaded.period_number as last_loaded_period_number
     from due
     left join balances
-        on due.receivable_id = balances.receivable_id and due.due_period_number = balances.period_number
-    left join exits on due.receivable_id = exits.receivable_id
+        on
+            due.deal_id = balances.deal_id
+            and due.receivable_id = balances.receivable_id
+            and due.due_period_number = balances.period_number
+    left join exits on due.deal_id = exits.deal_id and due.receivable_id = exits.receivable_id
+    left join (
+        select
+            deal_id,
+            max(period_number) as period_number
+        from all_balances
+        group by deal_id
+    ) as last_loaded on due.deal_id = last_loaded.deal_id
 ),
 
 purchase_amounts as (
@@ -142,12 +152,14 @@ classified as (
             else 'repurchased'
         end as repurchase_status
     from purchase_amounts
-    left join reported on purchase_amounts.receivable_id = reported.receivable_id
+    left join reported
+        on purchase_amounts.deal_id = reported.deal_id and purchase_amounts.receivable_id = reported.receivable_id
 ),
 
 final as (
     select
         -- ids
+        deal_id,
         receivable_id,
         due_collection_period as collection_period,
         -- attributes

@@ -11,6 +11,7 @@ periods as (
 
 compared as (
     select
+        deal_id,
         receivable_id,
         collection_period,
         delivery_id,
@@ -20,6 +21,7 @@ compared as (
     from periods
     union all
     select
+        deal_id,
         receivable_id,
         collection_period,
         delivery_id,

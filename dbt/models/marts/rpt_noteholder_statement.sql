@@ -1,105 +1,147 @@
--- The Statement to Noteholders (4.9, Exhibit B): items (i) to (xxii) per Distribution Date, one row
--- per item and, where the item is per class, per class. Also the clean-up call test (9.1(a)).
+-- The Statement to Noteholders (4.9, Exhibit B): items (i) to (xxii) per trust and Distribution Date,
+-- one row per item and, where the item is per class or per delinquency bucket, per class or
+-- bucket; and the clean-up call test (9.1(a)). `kind` says how the amount prints (money, count,
+-- factor, rate, flag).
 with
 
-cert as (
-    select * from {{ ref('rpt_servicer_certificate') }}
+dates as (
+    select * from {{ ref('fct_distribution_date') }}
 ),
 
-terms as (
-    select * from {{ ref('stg_deal__terms') }}
+notes as (
+    select * from {{ ref('fct_note_distribution') }}
 ),
 
-items (item_order, item, key_pattern, description) as (
-    values
-    (1, '(i)', 'principal_paid:%', 'Distribution allocable to principal, by class'),
-    (2, '(ii)', 'priority_principal_distributable_amount', 'Priority Principal Distributable Amount'),
-    (3, '(iii)', 'secondary_principal_distributable_amount', 'Secondary Principal Distributable Amount'),
-    (4, '(iv)', 'tertiary_principal_distributable_amount', 'Tertiary Principal Distributable Amount'),
-    (5, '(v)', 'quaternary_principal_distributable_amount', 'Quaternary Principal Distributable Amount'),
-    (6, '(vi)', 'regular_principal_distributable_amount', 'Regular Principal Distributable Amount'),
-    (7, '(vii)', 'interest_paid:%', 'Distribution allocable to current and overdue interest, by class'),
-    (8, '(viii)', 'servicing_fee_total', 'Total Servicing Fee for the preceding Collection Period'),
-    (9, '(ix)', 'class_balance_end:%', 'Outstanding principal balance after the distribution, by class'),
-    (9, '(ix)', 'class_factor_end:%', 'Note Pool Factor after the distribution, by class'),
-    (10, '(x)', 'beginning_pool_balance', 'Pool Balance at the close of the preceding period (line 1)'),
-    (10, '(x)', 'ending_pool_balance', 'Pool Balance at the close of the related Collection Period (line 5)'),
-    (11, '(xi)', 'reserve_account_ending_balance', 'Reserve Account Amount after the distribution'),
-    (12, '(xii)', 'reserve_account_draw_amount', 'Reserve Account Draw Amount'),
-    (13, '(xiii)', 'purchase_amount_total', 'Aggregate Purchase Amount of repurchased and purchased Receivables'),
-    (14, '(xiv)', 'delinquent_%', 'Receivables 31-60, 61-90 and 91+ days delinquent (number, Principal Balance)'),
-    (15, '(xv)', 'receivables_outstanding', 'Number of Receivables outstanding'),
-    (16, '(xvi)', 'net_losses_amount', 'Net Losses'),
-    (17, '(xvii)', 'overcollateralization_target_amount', 'Overcollateralization Target Amount'),
-    (17, '(xvii)', 'overcollateralization_amount', 'Pool Balance less Note Balance after the distribution'),
-    (18, '(xviii)', 'available_collections_amount', 'Available Collections'),
-    (19, '(xix)', 'excess_collections_amount', 'Excess Collections'),
-    (20, '(xx)', 'floating_note_rate', 'Note Rate of the floating-rate class for the Accrual Period (percent)'),
-    (21, '(xxi)', 'libor_rate', 'LIBOR for the Accrual Period (percent)'),
-    (22, '(xxii)', 'tangible_net_worth_amount', 'Consolidated Tangible Net Worth, Related Fiscal Quarter'),
-    (23, '9.1(a)', 'clean_up_call_eligible', 'Clean-up call: Pool Balance at most 10% of the Cutoff Date Pool Balance (1 = yes)')
+deals as (
+    select * from {{ ref('stg_deal__deals') }}
 ),
 
-distinct_values as (
-    -- a key can fill several certificate lines (e.g. Available Collections, lines 22 and 23)
-    select distinct
-        distribution_date,
-        key,
-        amount
-    from cert
-),
-
-values_by_key as (
-    select * from distinct_values
-    union all
-    -- (viii) Total Servicing Fee = Monthly Servicing Fee + unpaid prior amounts (Art. I)
+per_class as (
     select
-        distribution_date,
-        'servicing_fee_total' as key,
-        sum(amount) as amount
-    from distinct_values
-    where key in ('monthly_servicing_fee_amount', 'servicing_fee_unpaid_prior_amount')
-    group by distribution_date
-    union all
-    -- (xiii) Purchase Amount: principal and finance charge parts (lines 3 and 17c)
-    select
-        distribution_date,
-        'purchase_amount_total' as key,
-        sum(amount) as amount
-    from distinct_values
-    where key in ('purchase_principal_amount', 'purchase_finance_charge_amount')
-    group by distribution_date
-    union all
-    -- 9.1(a): the Servicer may purchase the pool once it is at most 10% of the cutoff balance
-    select
-        distribution_date,
-        'clean_up_call_eligible' as key,
-        case
-            when
-                max(amount) filter (where key = 'ending_pool_balance')
-                <= max(amount) filter (where key = 'initial_pool_balance')
-                * (
-                    select max(term_value)::decimal(6, 4) from terms
-                    where term_name = 'clean_up_call_percent'
-                )
-                then 1
-            else 0
-        end as amount
-    from distinct_values
-    group by distribution_date
-),
-
-final as (
-    select
-        values_by_key.distribution_date,
+        notes.deal_id,
+        notes.distribution_date,
         items.item_order,
         items.item,
         items.description,
-        case when values_by_key.key like '%:%' then split_part(values_by_key.key, ':', 2) end as class_id,
-        values_by_key.key,
-        values_by_key.amount
-    from items
-    inner join values_by_key on values_by_key.key like items.key_pattern
+        notes.class_id,
+        notes.class_order as detail_order,
+        items.kind,
+        case items.measure
+            when 'principal' then notes.principal_paid_amount
+            when 'interest' then notes.interest_paid_amount
+            when 'balance' then notes.ending_balance
+            else notes.pool_factor
+        end::decimal(38, 10) as amount
+    from notes
+    cross join (
+        values
+        (1, '(i)', 'Distribution allocable to principal', 'money', 'principal'),
+        (7, '(vii)', 'Distribution allocable to current and overdue interest', 'money', 'interest'),
+        (9, '(ix)', 'Outstanding principal balance after the distribution', 'money', 'balance'),
+        (9, '(ix)', 'Note Pool Factor after the distribution', 'factor', 'factor')
+    ) as items (item_order, item, description, kind, measure)
+),
+
+delinquency as (
+    -- (xiv): the number and Principal Balance of Receivables delinquent, by bucket
+    select
+        dates.deal_id,
+        dates.distribution_date,
+        14 as item_order,
+        '(xiv)' as item,
+        buckets.description,
+        null::varchar as class_id,
+        buckets.detail_order,
+        buckets.kind,
+        case buckets.detail_order
+            when 1 then dates.delinquent_31_60_count
+            when 2 then dates.delinquent_31_60_balance
+            when 3 then dates.delinquent_61_90_count
+            when 4 then dates.delinquent_61_90_balance
+            when 5 then dates.delinquent_91_plus_count
+            else dates.delinquent_91_plus_balance
+        end::decimal(38, 10) as amount
+    from dates
+    cross join (
+        values
+        (1, '31-60 days delinquent: number', 'count'),
+        (2, '31-60 days delinquent: Principal Balance', 'money'),
+        (3, '61-90 days delinquent: number', 'count'),
+        (4, '61-90 days delinquent: Principal Balance', 'money'),
+        (5, '91 or more days delinquent: number', 'count'),
+        (6, '91 or more days delinquent: Principal Balance', 'money')
+    ) as buckets (detail_order, description, kind)
+),
+
+per_date as (
+    unpivot (
+        select
+            deal_id,
+            distribution_date,
+            priority_principal_distributable_amount::decimal(38, 10)
+                as "2|(ii)|Priority Principal Distributable Amount|money",
+            secondary_principal_distributable_amount::decimal(38, 10)
+                as "3|(iii)|Secondary Principal Distributable Amount|money",
+            tertiary_principal_distributable_amount::decimal(38, 10)
+                as "4|(iv)|Tertiary Principal Distributable Amount|money",
+            quaternary_principal_distributable_amount::decimal(38, 10)
+                as "5|(v)|Quaternary Principal Distributable Amount|money",
+            regular_principal_distributable_amount::decimal(38, 10)
+                as "6|(vi)|Regular Principal Distributable Amount|money",
+            total_servicing_fee_amount::decimal(38, 10)
+                as "8|(viii)|Total Servicing Fee for the preceding Collection Period|money",
+            beginning_pool_balance::decimal(38, 10)
+                as "10|(x)|Pool Balance at the close of the preceding Collection Period|money",
+            ending_pool_balance::decimal(38, 10)
+                as "10|(x)|Pool Balance at the close of the related Collection Period|money",
+            reserve_account_ending_balance::decimal(38, 10)
+                as "11|(xi)|Reserve Account Amount after the distribution|money",
+            reserve_account_draw_amount::decimal(38, 10) as "12|(xii)|Reserve Account Draw Amount|money",
+            (purchase_principal_amount + purchase_finance_charge_amount)::decimal(38, 10)
+                as "13|(xiii)|Aggregate Purchase Amount of Receivables repurchased or purchased|money",
+            receivables_outstanding::decimal(38, 10) as "15|(xv)|Number of Receivables outstanding|count",
+            net_losses_amount::decimal(38, 10) as "16|(xvi)|Net Losses|money",
+            overcollateralization_target_amount::decimal(38, 10)
+                as "17|(xvii)|Overcollateralization Target Amount|money",
+            overcollateralization_amount::decimal(38, 10)
+                as "17|(xvii)|Pool Balance less Note Balance after the distribution|money",
+            available_collections_amount::decimal(38, 10) as "18|(xviii)|Available Collections|money",
+            excess_collections_amount::decimal(38, 10) as "19|(xix)|Excess Collections|money",
+            floating_note_rate::decimal(38, 10)
+                as "20|(xx)|Note Rate of the floating-rate class for the accrual period (percent)|rate",
+            index_rate::decimal(38, 10) as "21|(xxi)|Floating index for the accrual period (percent)|rate",
+            tangible_net_worth_amount::decimal(38, 10)
+                as "22|(xxii)|Consolidated Tangible Net Worth, Related Fiscal Quarter|money",
+            is_clean_up_call_eligible::integer::decimal(38, 10)
+                as "23|9.1(a)|Clean-up call: Pool Balance at most the clean-up share of the Cutoff Date Pool Balance|flag"
+        from dates
+    )
+    on columns(* exclude (deal_id, distribution_date))
+    into name item_key value amount
+),
+
+per_date_items as (
+    select
+        deal_id,
+        distribution_date,
+        split_part(item_key, '|', 1)::integer as item_order,
+        split_part(item_key, '|', 2) as item,
+        split_part(item_key, '|', 3) as description,
+        null::varchar as class_id,
+        1 as detail_order,
+        split_part(item_key, '|', 4) as kind,
+        amount
+    from per_date
+    -- the floating-rate items exist only where a class floats
+    where amount is not null or split_part(item_key, '|', 4) <> 'rate'
+),
+
+final as (
+    select * from per_class
+    union all
+    select * from delinquency
+    union all
+    select * from per_date_items
 )
 
 select * from final

@@ -1,8 +1,9 @@
--- One row per Collection Period: the servicing criteria of Regulation AB Item 1122(d) (Exhibit D)
--- and the servicing covenants that the data can show, each as a count or an amount that is zero
--- when the period complies. The Great Expectations tape suite validates these columns (one
--- expectation each) and a failure withholds the period's certificate; dbt tests hold the
--- waterfall's own invariants (sources equal uses, seniority) at zero on every build.
+-- One row per trust and Collection Period computed: the servicing criteria of Regulation AB Item
+-- 1122(d) (Exhibit D) and the servicing covenants that the data can show, each as a count or an
+-- amount that is zero when the period complies. The Great Expectations servicing suite validates
+-- these columns (one expectation each) and a failure withholds the period's certificate; dbt
+-- tests hold the waterfall's own invariants (sources equal uses, seniority) at zero on every
+-- build.
 with
 
 period_totals as (
@@ -18,8 +19,8 @@ repurchases as (
     select * from {{ ref('fct_repurchase') }}
 ),
 
-waterfall_dates as (
-    select * from {{ ref('int_waterfall__distribution_dates') }}
+dates as (
+    select * from {{ ref('fct_distribution_date') }}
 ),
 
 waterfall_steps as (
@@ -38,93 +39,80 @@ calendar as (
     select * from {{ ref('stg_deal__payment_calendar') }}
 ),
 
-loaded_periods as (
-    select collection_period from period_totals
-),
-
-earlier_gaps as (
-    -- every earlier Collection Period's tape is loaded: a period that arrives before the one
-    -- ahead of it (or after a missing one) cannot be computed, since balances carry forward
-    select
-        calendar.collection_period,
-        count(earlier.collection_period) filter (where loaded.collection_period is null)
-            as missing_earlier_period_count
-    from calendar
-    inner join loaded_periods on calendar.collection_period = loaded_periods.collection_period
-    inner join calendar as earlier on calendar.period_number > earlier.period_number
-    left join loaded_periods as loaded on earlier.collection_period = loaded.collection_period
-    group by calendar.collection_period
-),
-
 balance_mismatches as (
     -- 1122(d)(4)(v): the servicer's Principal Balances agree with the Simple Interest Method
     select
+        deal_id,
         collection_period,
         count(distinct receivable_id) as balance_mismatch_count
     from reconciliation
-    group by collection_period
+    group by deal_id, collection_period
 ),
 
 repurchase_exceptions as (
     -- 2.4 (1122(d)(4)(iii)): breaches are repurchased when and for the amount the agreement says
     select
+        deal_id,
         collection_period,
         count(*) filter (where not is_as_agreed) as repurchase_exception_count
     from repurchases
-    group by collection_period
+    group by deal_id, collection_period
 ),
 
 funds_applied as (
     select
-        distribution_date,
+        deal_id,
+        period_number,
         sum(amount_paid) filter (where funded_from = 'available_funds') as paid_from_available_funds
     from waterfall_steps
-    group by distribution_date
+    group by deal_id, period_number
 ),
 
 waterfall_measures as (
     -- 1122(d)(3)(ii): amounts due to investors allocated in the priority of payments
     select
-        waterfall_dates.distribution_date,
+        dates.deal_id,
+        dates.period_number,
         -- Available Funds (Available Collections plus the Reserve Account Draw Amount) are exactly
         -- what the priority of payments pays plus the Excess Collections
-        {{ from_cents(
-            'waterfall_dates.available_funds - ' ~ to_cents('funds_applied.paid_from_available_funds')
-        ) }} as sources_minus_uses_amount,
-        {{ from_cents(
-            'waterfall_dates.available_collections_cents + waterfall_dates.reserve_draw'
-            ' - waterfall_dates.available_funds') }} as available_funds_difference_amount,
+        dates.available_funds_amount - funds_applied.paid_from_available_funds as sources_minus_uses_amount,
+        dates.available_collections_amount + dates.reserve_account_draw_amount
+        - dates.available_funds_amount as available_funds_difference_amount,
         -- the Reserve Account rolls forward from its beginning to its ending balance (4.7)
-        {{ from_cents(
-            'waterfall_dates.reserve_beginning_balance + waterfall_dates.reserve_earnings_cents'
-            ' - waterfall_dates.reserve_draw + waterfall_dates.paid_reserve_deposit'
-            ' - waterfall_dates.reserve_to_principal - waterfall_dates.reserve_to_successor_servicer'
-            ' - waterfall_dates.reserve_to_certificateholder - waterfall_dates.reserve_balance_end') }}
-            as reserve_roll_forward_difference_amount
-    from waterfall_dates
-    inner join funds_applied on waterfall_dates.distribution_date = funds_applied.distribution_date
+        dates.reserve_account_beginning_balance + dates.reserve_account_investment_earnings
+        - dates.reserve_account_draw_amount + dates.reserve_account_deposit_amount
+        - dates.reserve_released_to_principal_amount - dates.reserve_released_to_successor_servicer_amount
+        - dates.reserve_released_to_certificateholder_amount
+        - dates.reserve_account_ending_balance as reserve_roll_forward_difference_amount
+    from dates
+    inner join funds_applied on dates.deal_id = funds_applied.deal_id and dates.period_number = funds_applied.period_number
 ),
 
 seniority as (
     -- Indenture 2.8(d): no class is paid principal while a class ahead of it in the principal
     -- order still has a balance after the distribution
     select
-        junior.distribution_date,
+        junior.deal_id,
+        junior.period_number,
         count(*) as seniority_violation_count
     from notes as junior
-    inner join classes as junior_class on junior.class_id = junior_class.class_id
-    inner join notes as senior on junior.distribution_date = senior.distribution_date
+    inner join classes as junior_class
+        on junior.deal_id = junior_class.deal_id and junior.class_id = junior_class.class_id
+    inner join notes as senior
+        on junior.deal_id = senior.deal_id and junior.period_number = senior.period_number
     inner join classes as senior_class
         on
-            senior.class_id = senior_class.class_id
+            senior.deal_id = senior_class.deal_id
+            and senior.class_id = senior_class.class_id
             and junior_class.principal_order > senior_class.principal_order
     where junior.principal_paid_amount > 0 and senior.ending_balance > 0
-    group by junior.distribution_date
+    group by junior.deal_id, junior.period_number
 ),
 
 final as (
     select
         -- ids
+        calendar.deal_id,
         calendar.collection_period,
         calendar.period_number,
         -- dates
@@ -136,7 +124,6 @@ final as (
         period_totals.servicer_roll_forward_break_count,
         period_totals.servicer_continuity_break_count,
         period_totals.missing_receivable_count,
-        coalesce(earlier_gaps.missing_earlier_period_count, 0) as missing_earlier_period_count,
         period_totals.charge_off_mismatch_count,
         period_totals.extension_beyond_final_date_count,
         coalesce(repurchase_exceptions.repurchase_exception_count, 0) as repurchase_exception_count,
@@ -145,12 +132,20 @@ final as (
         waterfall_measures.reserve_roll_forward_difference_amount,
         coalesce(seniority.seniority_violation_count, 0) as seniority_violation_count
     from period_totals
-    inner join calendar on period_totals.collection_period = calendar.collection_period
-    left join balance_mismatches on period_totals.collection_period = balance_mismatches.collection_period
-    left join earlier_gaps on period_totals.collection_period = earlier_gaps.collection_period
-    left join repurchase_exceptions on period_totals.collection_period = repurchase_exceptions.collection_period
-    left join waterfall_measures on calendar.distribution_date = waterfall_measures.distribution_date
-    left join seniority on calendar.distribution_date = seniority.distribution_date
+    inner join calendar
+        on period_totals.deal_id = calendar.deal_id and period_totals.collection_period = calendar.collection_period
+    left join balance_mismatches
+        on
+            period_totals.deal_id = balance_mismatches.deal_id
+            and period_totals.collection_period = balance_mismatches.collection_period
+    left join repurchase_exceptions
+        on
+            period_totals.deal_id = repurchase_exceptions.deal_id
+            and period_totals.collection_period = repurchase_exceptions.collection_period
+    left join waterfall_measures
+        on calendar.deal_id = waterfall_measures.deal_id and calendar.period_number = waterfall_measures.period_number
+    left join seniority
+        on calendar.deal_id = seniority.deal_id and calendar.period_number = seniority.period_number
 )
 
 select * from final

@@ -7,19 +7,20 @@ source as (
 renamed as (
     select
         -- ids
+        deal_id,
         class_id,
-        label as class_label,
         -- attributes
+        label as class_label,
         class_order,
         tier as class_tier,
         principal_order,
         rate_type,
         day_count,
         -- amounts and rates
-        initial_balance::decimal(18, 2) as initial_balance,
-        rate::decimal(12, 9) as fixed_rate,
-        spread::decimal(12, 9) as floating_spread,
-        first_period_interest::decimal(18, 2) as first_period_interest_amount,
+        initial_balance,
+        rate as fixed_rate,
+        spread as floating_spread,
+        first_period_interest as first_period_interest_amount,
         -- dates
         final_distribution_date
     from source

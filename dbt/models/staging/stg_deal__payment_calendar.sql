@@ -7,6 +7,7 @@ source as (
 renamed as (
     select
         -- ids
+        deal_id,
         period_number,
         collection_period,
         -- dates

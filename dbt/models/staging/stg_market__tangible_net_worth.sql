@@ -6,8 +6,10 @@ source as (
 
 renamed as (
     select
-        fiscal_quarter_end as fiscal_quarter_end_date,
-        consolidated_tangible_net_worth::decimal(18, 2) as tangible_net_worth_amount
+        -- amounts
+        consolidated_tangible_net_worth as tangible_net_worth_amount,
+        -- dates
+        fiscal_quarter_end as fiscal_quarter_end_date
     from source
 )
 

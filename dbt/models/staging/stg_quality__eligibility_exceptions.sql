@@ -7,6 +7,7 @@ source as (
 renamed as (
     select
         -- ids
+        deal_id,
         receivable_id,
         representation,
         -- attributes

@@ -7,8 +7,9 @@ source as (
 renamed as (
     select
         -- ids
+        deal_id,
         assetNumber as receivable_id,
-        scope as collection_period,
+        collection_period,
         delivery_id,
         -- attributes
         sourceFormat as source_format,

@@ -9,6 +9,7 @@ source as (
 renamed as (
     select
         -- ids
+        deal_id,
         receivable_id,
         sha256(coalesce(upper(trim(obligor_name)), '')) as obligor_key,
         -- attributes

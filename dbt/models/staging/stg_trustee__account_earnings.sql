@@ -6,9 +6,13 @@ source as (
 
 renamed as (
     select
-        distribution_date,
-        collection_account_interest::decimal(18, 2) as collection_account_interest_amount,
-        reserve_account_investment_earnings::decimal(18, 2) as reserve_investment_earnings_amount
+        -- ids
+        deal_id,
+        -- amounts
+        collection_account_interest as collection_account_interest_amount,
+        reserve_account_investment_earnings as reserve_investment_earnings_amount,
+        -- dates
+        distribution_date
     from source
 )
 

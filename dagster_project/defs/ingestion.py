@@ -1,0 +1,226 @@
+"""Ingestion assets: the shelf's deal terms, each trust's Receivable Schedule, the market inputs and
+the monthly tapes, validated and loaded into `raw` (dagster_project/ingestion/).
+
+A run loads the trusts of its partitions (every trust when it has none). A rejected delivery is
+recorded and reported on the check `deliveries_accepted`; it does not fail the run, so the other
+periods and trusts are built and published and the certificate gate withholds the rejected
+period's certificates with the reason.
+"""
+
+from pathlib import Path
+
+import dagster as dg
+
+from dagster_project.deal import Deal
+from dagster_project.ingestion import schemas
+from dagster_project.ingestion.deal_tables import load_deal_tables, term_changes
+from dagster_project.ingestion.deliveries import trust_dir
+from dagster_project.ingestion.loads import (
+    LoadReport,
+    ensure_tables,
+    load_once_delivered,
+    load_tapes,
+    restated_schedule,
+)
+from dagster_project.partitions import TRUST_PERIODS, run_partitions
+from dagster_project.resources import WarehouseResource
+from dagster_project.warehouse import table_exists
+
+ACCEPT_DEAL_CHANGES = "caot/accept_deal_changes"  # run tag: apply changed deal files
+
+
+def run_trusts(context, warehouse: WarehouseResource) -> list[Deal]:
+    """The trusts of the run's partitions (the whole shelf for a run without partitions)."""
+    shelf = warehouse.shelf()
+    keys = run_partitions(context)
+    if keys is None:
+        return shelf
+    wanted = {k.deal_id for k in keys}
+    return [d for d in shelf if d.deal_id in wanted]
+
+
+def _raw(name: str, description: str, **kwargs) -> dg.AssetSpec:
+    return dg.AssetSpec(
+        ["raw", name], description=description, group_name="ingestion", kinds={"duckdb"}, **kwargs
+    )
+
+
+def _has_tapes(con, deal_id: str) -> bool:
+    return table_exists(con, "raw", "loan_status") and bool(
+        con.execute("select count(*) from raw.loan_status where deal_id = ?", [deal_id]).fetchone()[0]
+    )
+
+
+# (the specs are built where they are used: a module-level spec would be collected as a second
+# definition of its asset by Dagster's defs loader)
+DEAL_TABLES = {
+    "deals": "One row per trust: the terms of its deal file, typed, each with its section.",
+    "deal_classes": "Each trust's note classes in certificate order.",
+    "payment_calendar": "Each trust's Distribution Dates, Collection Periods and accrual periods.",
+    "certificate_layout": "Exhibit A's lines laid out for each trust's classes and form.",
+}
+
+
+@dg.multi_asset(
+    specs=[_raw(name, description) for name, description in DEAL_TABLES.items()],
+    name="deal_terms",
+)
+def deal_terms(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    """The deal files of the run's trusts. A deal file that changed since its certificates were
+    computed is not applied silently: the run stops and says what changed, unless its tags accept
+    the change (`python -m dagster_project.pipeline --rebuild --accept-deal-changes`)."""
+    deals = run_trusts(context, warehouse)
+    accepted = context.run.tags.get(ACCEPT_DEAL_CHANGES) == "true"
+    with warehouse.connect() as con:
+        changed = {d.deal_id: term_changes(con, d) for d in deals if _has_tapes(con, d.deal_id)}
+        changed = {deal_id: found for deal_id, found in changed.items() if found}
+        if changed and not accepted:
+            lines = [f"{deal_id}: {'; '.join(found)}" for deal_id, found in changed.items()]
+            raise dg.Failure(
+                description="deal file changed since its certificates were computed; not "
+                "applied. To apply it and recompute the trust's certificates: python -m "
+                "dagster_project.pipeline --rebuild --accept-deal-changes\n" + "\n".join(lines),
+                metadata={"changes": dg.MetadataValue.md("\n".join(f"- {x}" for x in lines))},
+            )
+        counts = load_deal_tables(con, deals)
+    for table in DEAL_TABLES:
+        yield dg.MaterializeResult(
+            asset_key=["raw", table],
+            metadata={
+                "trusts": ", ".join(d.deal_id for d in deals),
+                "rows": counts[table],
+                "deal_file_changes_applied": ", ".join(changed) or "none",
+            },
+        )
+
+
+def _report_metadata(report: LoadReport) -> dict:
+    return {
+        "loaded": len(report.loaded),
+        "unchanged": len(report.unchanged),
+        "rejected": len(report.rejected),
+        "not_delivered": len(report.not_delivered),
+        "first_findings": dg.MetadataValue.md(
+            "\n".join(f"- {f}" for f in report.findings()) or "none"
+        ),
+    }
+
+
+@dg.asset(
+    key=["raw", "receivable_schedule"],
+    description="Schedule 1, each trust's Receivable Schedule as of its Cutoff Date (validated "
+    "against Section 2.3 by quality/eligibility_exceptions).",
+    group_name="ingestion",
+    kinds={"duckdb"},
+    deps=[dg.AssetKey(["raw", "deals"])],
+)
+def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    """A restated schedule of a trust whose tapes are loaded touches every row computed from it:
+    a run with partitions stops and asks for the full rebuild, which loads it."""
+    deals = run_trusts(context, warehouse)
+    with warehouse.connect() as con:
+        ensure_tables(con)
+        for deal in deals if run_partitions(context) is not None else []:
+            restated = restated_schedule(con, warehouse.inputs, deal)
+            if restated and _has_tapes(con, deal.deal_id):
+                raise dg.Failure(
+                    description=f"the Receivable Schedule of {deal.deal_id} ({restated}) differs "
+                    "from the one loaded, and every computed period depends on it: load it with "
+                    "the full rebuild, python -m dagster_project.pipeline --rebuild"
+                )
+        report = load_once_delivered(con, warehouse.inputs, deals, schemas.RECEIVABLE_SCHEDULE)
+    for error in report.rejected:
+        context.log.error(str(error))
+    return dg.MaterializeResult(metadata=_report_metadata(report))
+
+
+MARKET_TABLES = {
+    "index_rates": "Each trust's floating index (1-month LIBOR, SOFR) per accrual period.",
+    "tangible_net_worth": "CarMax, Inc. Consolidated Tangible Net Worth per fiscal quarter.",
+    "trust_account_earnings": "Each trust's Collection and Reserve Account earnings.",
+}
+
+
+@dg.multi_asset(
+    specs=[_raw(name, description) for name, description in MARKET_TABLES.items()],
+    name="market_inputs",
+)
+def market_inputs(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    deals = run_trusts(context, warehouse)
+    with warehouse.connect() as con:
+        for schema in schemas.MARKET_SCHEMAS:
+            report = load_once_delivered(con, warehouse.inputs, deals, schema)
+            for error in report.rejected:
+                context.log.error(str(error))
+            yield dg.MaterializeResult(
+                asset_key=["raw", schema.kind], metadata=_report_metadata(report)
+            )
+
+
+TAPES = dg.AssetKey(["raw", "loan_status"])
+TAPE_TABLES = ("loan_status", "payment_transactions", "deliveries")
+
+
+def _tape_specs() -> list[dg.AssetSpec]:
+    inputs = [dg.AssetKey(["raw", "receivable_schedule"]), dg.AssetKey(["raw", "payment_calendar"])]
+    return [
+        _raw(
+            "loan_status",
+            "Monthly loan-level status tapes (Schedule AL field names), per trust and Collection "
+            "Period.",
+            deps=inputs,
+        ),
+        _raw("payment_transactions", "Monthly payment transactions, per trust and Collection Period.", deps=inputs),
+        _raw(
+            "deliveries",
+            "The delivery ledger: every delivered file of every trust (its SHA-256), loaded, "
+            "superseded or rejected with its first finding (the rows in raw.quarantine).",
+        ),
+    ]
+
+
+@dg.multi_asset(
+    specs=_tape_specs(),
+    name="monthly_tapes",
+    partitions_def=TRUST_PERIODS,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    check_specs=[
+        dg.AssetCheckSpec(
+            "deliveries_accepted",
+            asset=TAPES,
+            description="Every delivery of the run passed validation (a rejected one is in "
+            "raw.quarantine; its certificate and the later ones are withheld).",
+        )
+    ],
+    description="One delivery per trust and Collection Period: the loan-level status file and "
+    "the payment transactions, or one SEC EX-102 file; validated and loaded atomically.",
+)
+def monthly_tapes(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    deals = {d.deal_id: d for d in warehouse.shelf()}
+    keys = [(k.deal_id, k.period) for k in run_partitions(context) or []]
+    valid = [(deal_id, period) for deal_id, period in keys if deal_id in deals]
+    # a run the inbox sensor launched reads its delivery where it landed (one partition)
+    landed = context.run.tags.get("caot/delivery_dir") if len(valid) == 1 else None
+    folders = {
+        deal_id: trust_dir(warehouse.inputs, deal_id) / "deliveries" for deal_id, _ in valid
+    }
+    if landed:
+        folders = {valid[0][0]: Path(landed).parent}
+    with warehouse.connect() as con:
+        ensure_tables(con)
+        report = load_tapes(con, folders, deals, valid, log=context.log.info)
+    for error in report.rejected:
+        context.log.error(str(error))
+    metadata = _report_metadata(report)
+    for table in TAPE_TABLES:
+        yield dg.MaterializeResult(asset_key=["raw", table], metadata=metadata)
+    yield dg.AssetCheckResult(
+        check_name="deliveries_accepted",
+        asset_key=TAPES,
+        passed=not report.rejected,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata={
+            "rejected": ", ".join(f"{e.deal_id} {e.scope}" for e in report.rejected) or "none",
+            "first_findings": metadata["first_findings"],
+        },
+    )

@@ -1,0 +1,174 @@
+"""How runs happen: the jobs, the Determination-Date schedule and the inbox sensor.
+
+- monthly_servicing_run (partitioned by trust and Collection Period): the trusts' deal terms,
+  schedules and market inputs (a no-op when unchanged), the partitions' tapes, then everything
+  that depends on them: the dbt models (the loan-level ones recompute only the window of the
+  run's periods, the others are views or small tables), the certificate gate and publication
+  with the reports. A run over several partitions (a backfill, single run) loads them all, then
+  builds once. The schedule, the sensor, the command line and the UI all run this job.
+- rebuild_warehouse (no partitions): every asset but the tapes, every dbt row recomputed: after a
+  change to the dbt code, a restated Receivable Schedule or an accepted deal-file change.
+
+One run writes the warehouse at a time (the resource holds the working file's lock; the queued
+run coordinator of dagster_home/dagster.yaml runs one at a time), in one process
+(STACK.md: DuckDB allows one writing process).
+"""
+
+import datetime as dt
+import json
+
+import dagster as dg
+
+from dagster_project.business_calendar import period_determined_on
+from dagster_project.checksums import sha256
+from dagster_project.deal import Deal, load_shelf
+from dagster_project.defs.ingestion import monthly_tapes
+from dagster_project.ingestion.deliveries import delivered_periods, inbox_dir, tape_files
+from dagster_project.ingestion.ex102 import Ex102Error
+from dagster_project.partitions import TRUST_PERIODS, box_tags, key
+from dagster_project.warehouse import published_path
+
+TIMEZONE = "America/New_York"
+DELIVERY_TAG = "caot/delivery_dir"
+
+TAPES = dg.AssetSelection.assets(monthly_tapes)
+
+monthly_servicing_run = dg.define_asset_job(
+    "monthly_servicing_run",
+    selection=dg.AssetSelection.all(),
+    partitions_def=TRUST_PERIODS,
+    executor_def=dg.in_process_executor,
+    description="Load trusts' Collection Period deliveries and rebuild, validate and publish "
+    "what depends on them. A run of a period recomputes it and every later one of its trust "
+    "(balances and accounts carry forward).",
+)
+
+rebuild_warehouse = dg.define_asset_job(
+    "rebuild_warehouse",
+    selection=dg.AssetSelection.all() - TAPES,
+    executor_def=dg.in_process_executor,
+    description="Recompute every row from what is loaded (after a dbt code change, a restated "
+    "Receivable Schedule or an accepted deal-file change), validate and publish.",
+)
+
+
+def determination_run(deals: list[Deal], day: dt.date) -> dg.RunRequest | dg.SkipReason:
+    """The run of every trust whose Determination Date (Art. I: the 9th, or the next Business
+    Day) is `day`: one run over those trusts and the Collection Period that ended last month."""
+    due = [(deal, period_determined_on(deal, day)) for deal in deals]
+    due = [(deal, period) for deal, period in due if period is not None]
+    if not due:
+        return dg.SkipReason(f"{day} is not a Determination Date of any trust")
+    period = due[0][1].collection_period
+    trusts = [deal.deal_id for deal, p in due if p.collection_period == period]
+    return dg.RunRequest(
+        run_key=f"determination-{period}-{'+'.join(trusts)}",
+        tags={**box_tags(trusts, period, period), "caot/determination_date": day.isoformat()},
+    )
+
+
+@dg.schedule(
+    job=monthly_servicing_run,
+    cron_schedule="0 7 * * *",
+    execution_timezone=TIMEZONE,
+    default_status=dg.DefaultScheduleStatus.STOPPED,
+    description="Every morning at 07:00 New York time: on a Determination Date (the 9th, or the "
+    "next Business Day, from the deal's calendar: a cron expression cannot follow holiday "
+    "shifts), run every outstanding trust's Collection Period that ended last month.",
+)
+def determination_date_schedule(context: dg.ScheduleEvaluationContext):
+    return determination_run(load_shelf(), context.scheduled_execution_time.date())
+
+
+def loaded_fingerprints(published) -> set[str]:
+    """Fingerprints ("deal|period|sha+sha") of the tapes loaded in the published warehouse."""
+    import duckdb
+
+    if not published.exists():
+        return set()
+    try:
+        con = duckdb.connect(str(published), read_only=True)
+    except duckdb.Error:
+        return set()
+    try:
+        rows = con.execute(
+            "select deal_id, scope, string_agg(sha256, '+' order by file_kind) from raw.deliveries "
+            "where status = 'loaded' and file_kind in ('loan_status', 'payment_transactions') "
+            "group by deal_id, scope"
+        ).fetchall()
+    except duckdb.Error:
+        return set()
+    finally:
+        con.close()
+    return {f"{deal_id}|{scope}|{digest}" for deal_id, scope, digest in rows}
+
+
+def inbox_decisions(deals: list[Deal], launched: set[str], loaded: set[str]):
+    """(folder, partition key, fingerprint, problem) for every delivery folder in the inbox:
+    launched when complete (the period's files present and not empty) and new (not the same
+    bytes as a delivery already launched or loaded); anything else is reported, not run."""
+    inbox = inbox_dir()
+    out = []
+    for deal in deals:
+        found = delivered_periods(inbox / deal.deal_id, deal)
+        for problem in found.ignored:
+            out.append((None, None, None, problem))
+        for period in found.periods:
+            folder = inbox / deal.deal_id / period
+            try:
+                files = {schema.kind: path for schema, path in tape_files(folder)}
+            except Ex102Error as error:
+                out.append((folder, None, None, str(error)))
+                continue
+            absent = [kind for kind, path in files.items() if not path.exists()]
+            empty = [kind for kind, path in files.items() if path.exists() and path.stat().st_size == 0]
+            if absent or empty:
+                what = ", ".join([f"missing {k}" for k in absent] + [f"empty {k}" for k in empty])
+                out.append((folder, None, None, f"{folder}: incomplete, {what}"))
+                continue
+            digest = "+".join(sha256(files[kind]) for kind in sorted(files))
+            fingerprint = f"{deal.deal_id}|{period}|{digest}"
+            if fingerprint in launched or fingerprint in loaded:
+                out.append((folder, None, fingerprint, f"{folder}: duplicate of a delivery already run"))
+                continue
+            out.append((folder, key(deal.deal_id, period), fingerprint, None))
+    unknown = sorted(
+        child.name
+        for child in (inbox.iterdir() if inbox.is_dir() else [])
+        if child.is_dir() and child.name not in {d.deal_id for d in deals}
+    )
+    for name in unknown:
+        out.append((None, None, None, f"{inbox / name}: not a trust of the shelf (no deal file)"))
+    return out
+
+
+@dg.sensor(
+    job=monthly_servicing_run,
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.STOPPED,
+    description="Launch a trust's Collection Period run when its complete, new delivery lands "
+    "in the inbox (data/inbox/<deal_id>/<YYYY-MM>/); incomplete or duplicate deliveries and "
+    "folders that are not a trust's Collection Period are reported, not run.",
+)
+def monthly_delivery_sensor(context: dg.SensorEvaluationContext):
+    launched = set(json.loads(context.cursor)) if context.cursor else set()
+    decisions = inbox_decisions(load_shelf(), launched, loaded_fingerprints(published_path()))
+    requests, problems = [], []
+    for folder, partition_key, fingerprint, problem in decisions:
+        if problem:
+            problems.append(problem)
+            if fingerprint not in launched:  # say it once per delivery
+                context.log.warning(problem)
+            continue
+        requests.append(
+            dg.RunRequest(
+                run_key=f"inbox-{partition_key}-{fingerprint.rsplit('|', 1)[-1][:16]}",
+                partition_key=partition_key,
+                tags={DELIVERY_TAG: str(folder)},
+            )
+        )
+        launched.add(fingerprint)
+    context.update_cursor(json.dumps(sorted(launched)))
+    if requests:
+        return requests
+    return dg.SkipReason("; ".join(problems) if problems else "no new delivery in the inbox")

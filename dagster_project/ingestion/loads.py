@@ -1,0 +1,154 @@
+"""What the ingestion assets do: load a shelf's files into `raw`, trust by trust.
+
+Each function validates and loads through the loader (ingestion/loader.py), which answers whether a
+file is already loaded; a rejected delivery is recorded (raw.deliveries, raw.quarantine) and
+reported, never raised, so one trust's or one period's bad file withholds only the certificates
+that depend on it (the certificate gate), and everything else loads and publishes.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dagster_project.business_calendar import payment_periods
+from dagster_project.checksums import sha256
+from dagster_project.deal import Deal
+from dagster_project.ingestion import schemas
+from dagster_project.ingestion.deliveries import reference_file, tape_files, trust_dir
+from dagster_project.ingestion.ex102 import Ex102Error
+from dagster_project.ingestion.loader import (
+    Delivery,
+    IngestionError,
+    LoadResult,
+    ensure_table,
+    load_deliveries,
+    loaded_hashes,
+)
+from dagster_project.ingestion.validation import Finding
+
+LOAD_CHUNK = 6  # Collection Periods validated and loaded per pass (one read, one check, one commit)
+
+
+@dataclass
+class LoadReport:
+    """What a load did, per (deal_id, scope)."""
+
+    loaded: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: list[tuple[str, str]] = field(default_factory=list)
+    not_delivered: list[tuple[str, str]] = field(default_factory=list)
+    rejected: list[IngestionError] = field(default_factory=list)
+
+    def add(self, result: LoadResult | IngestionError) -> None:
+        if isinstance(result, IngestionError):
+            self.rejected.append(result)
+        elif result.changed:
+            self.loaded.append((result.deal_id, result.scope))
+        else:
+            self.unchanged.append((result.deal_id, result.scope))
+
+    def summary(self) -> str:
+        parts = [
+            f"{len(self.loaded)} loaded",
+            f"{len(self.unchanged)} unchanged",
+            f"{len(self.rejected)} rejected",
+        ]
+        if self.not_delivered:
+            parts.append(f"{len(self.not_delivered)} not delivered")
+        return ", ".join(parts)
+
+    def findings(self, limit: int = 20) -> list[str]:
+        return [str(f) for error in self.rejected for f in error.findings][:limit]
+
+
+def ensure_tables(con) -> None:
+    """Every raw table, so that the dbt sources exist even for a format that does not deliver
+    them (EX-102 has no payment transactions)."""
+    for schema in (schemas.RECEIVABLE_SCHEDULE, *schemas.TAPE_SCHEMAS, *schemas.MARKET_SCHEMAS):
+        ensure_table(con, schema)
+
+
+def load_once_delivered(con, inputs: Path, deals: list[Deal], schema) -> LoadReport:
+    """A file delivered once per trust (or once for the shelf), replaced whole when it changes."""
+    report = LoadReport()
+    owners = [d.deal_id for d in deals] if schema.per_trust else [schemas.SHELF]
+    for deal_id in owners:
+        path = reference_file(inputs, deal_id, schema)
+        if schema.per_trust and not trust_dir(inputs, deal_id).is_dir():
+            report.not_delivered.append((deal_id, schema.kind))
+            continue
+        (result,) = load_deliveries(con, [Delivery(deal_id, schema.kind, [(schema, path)])])
+        report.add(result)
+    return report
+
+
+def restated_schedule(con, inputs: Path, deal: Deal) -> Path | None:
+    """The trust's Receivable Schedule file when it differs from the one loaded (None when it is
+    the same, or none is loaded yet)."""
+    schema = schemas.RECEIVABLE_SCHEDULE
+    path = reference_file(inputs, deal.deal_id, schema)
+    digest = loaded_hashes(con, deal.deal_id, schema.kind).get(schema.kind)
+    if digest and path.exists() and sha256(path) != digest:
+        return path
+    return None
+
+
+def _delivery(deal: Deal, folder: Path, period) -> Delivery | IngestionError:
+    try:
+        files = tape_files(folder)
+    except Ex102Error as error:
+        return IngestionError(
+            deal.deal_id, period.collection_period, [Finding(str(folder), None, None, str(error))]
+        )
+    return Delivery(
+        deal.deal_id,
+        period.collection_period,
+        files,
+        period.collection_period_start,
+        period.collection_period_end,
+    )
+
+
+def load_tapes(
+    con,
+    deliveries_of: dict[str, Path],
+    deals: dict[str, Deal],
+    keys: list[tuple[str, str]],
+    log=print,
+) -> LoadReport:
+    """Load the monthly tapes of `keys` ((deal_id, Collection Period)), each from the folder
+    deliveries_of[deal_id] / period, a few periods per pass; a period without a folder is
+    reported as not delivered."""
+    report = LoadReport()
+    pending: list[Delivery] = []
+    calendars = {deal_id: {p.collection_period: p for p in payment_periods(deal)} for deal_id, deal in deals.items()}
+    for deal_id, key in keys:
+        deal = deals[deal_id]
+        period = calendars[deal_id].get(key)
+        folder = deliveries_of[deal_id] / key
+        if period is None or not folder.is_dir():  # not a Collection Period of the trust
+            report.not_delivered.append((deal_id, key))
+            continue
+        delivery = _delivery(deal, folder, period)
+        if isinstance(delivery, IngestionError):
+            report.rejected.append(delivery)
+        else:
+            pending.append(delivery)
+    position = 0
+    while position < len(pending):
+        chunk = _same_format(pending[position:])
+        for result in load_deliveries(con, chunk):
+            report.add(result)
+        position += len(chunk)
+        if len(keys) > 1:
+            log(f"{chunk[0].deal_id} {chunk[0].scope}..{chunk[-1].scope}: {report.summary()}")
+    return report
+
+
+def _same_format(deliveries: list[Delivery]) -> list[Delivery]:
+    """The first deliveries (at most LOAD_CHUNK) whose files are of the same kinds."""
+    kinds = [schema.kind for schema, _ in deliveries[0].files]
+    chunk = [deliveries[0]]
+    for delivery in deliveries[1:LOAD_CHUNK]:
+        if [schema.kind for schema, _ in delivery.files] != kinds:
+            break
+        chunk.append(delivery)
+    return chunk
