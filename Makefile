@@ -38,14 +38,14 @@ test: lint
 # SQLFluff renders the models against an empty scratch DuckDB, not the warehouse, so the result
 # does not depend on what was built (the incremental models render their full-build branch).
 lint: $(STAMP) dbt/target/manifest.json
-	$(BIN)/ruff check dagster_project tests
-	$(BIN)/ruff format --check dagster_project tests
+	$(BIN)/ruff check dagster_project bench tests
+	$(BIN)/ruff format --check dagster_project bench tests
 	rm -f dbt/target/sqlfluff.duckdb
 	CAOT_WAREHOUSE_WORK=$(CURDIR)/dbt/target/sqlfluff.duckdb $(BIN)/sqlfluff lint dbt/models
 
 # Speed per stage and scale beside the plain-Python reference and DuckDB's floor (not in `test`).
 bench: $(STAMP) dbt/target/manifest.json
-	$(BIN)/python -m dagster_project.benchmark $(if $(SCALES),--scales $(SCALES),)
+	$(BIN)/python -m bench $(if $(SCALES),--scales $(SCALES),)
 
 # dbt's catalog reads the built warehouse (the working file, copied back from the published one if
 # a run left it missing); before the first `make run` there is none to read.

@@ -20,7 +20,7 @@ from dagster_project.money import round_cents, to_decimal
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DEALS_DIR = PROJECT_ROOT / "data" / "deals"
-DEFAULT_DEAL_ID = "caot-2015-4"
+DEFAULT_DEAL_FILE = DEFAULT_DEALS_DIR / "caot_2015_4.yaml"  # the sample deal's trust
 DAY_COUNTS = ("actual/360", "30/360")
 RATE_TYPES = ("fixed", "floating")
 TIERS = ("A", "B", "C", "D")  # Priority, Secondary, Tertiary, Quaternary (Art. I)
@@ -404,7 +404,7 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def load_deal(path: str | Path) -> Deal:
+def load_deal(path: str | Path = DEFAULT_DEAL_FILE) -> Deal:
     """Read and validate a deal file; errors name the file and the field."""
     path = Path(path)
     try:

@@ -14,7 +14,8 @@ from dagster_project.ingestion.deliveries import delivered_periods, trust_dir
 from dagster_project.partitions import box_tags
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
-EX_TEMPFAIL = 75
+EX_TEMPFAIL = 75  # another run holds the warehouse: try again later
+EX_REJECTED = 3  # published what could be, but a delivery was rejected (raw.quarantine)
 
 
 def delivered(inputs, shelf, trusts: list[str] | None, periods: list[str] | None):
@@ -78,7 +79,18 @@ def launch(args, instance: dg.DagsterInstance) -> int:
     published = warehouse_files.published_path()
     print(f"warehouse published at {published}")
     report_withheld(published)
-    return 0
+    rejected = [
+        evaluation
+        for evaluation in result.get_asset_check_evaluations()
+        if evaluation.check_name == "deliveries_accepted" and not evaluation.passed
+    ]
+    for evaluation in rejected:
+        print(
+            f"deliveries REJECTED: {evaluation.metadata['rejected'].value}\n"
+            f"{evaluation.metadata['first_findings'].value}",
+            file=sys.stderr,
+        )
+    return EX_REJECTED if rejected else 0
 
 
 def report_withheld(published) -> None:

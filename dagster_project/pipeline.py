@@ -8,15 +8,14 @@
 The first three launch monthly_servicing_run, the job the schedule, the sensor and the UI run,
 as one run over the partitions (a backfill of the trusts and periods asked for); --rebuild
 launches rebuild_warehouse. Each run is recorded in DAGSTER_HOME under its job's name, so the UI
-shows the history. Exit status: 0 done, 1 failed, 2 bad arguments, 75 another run holds the
-warehouse (try again, or --wait).
+shows the history. Exit status: 0 done; 3 published, but a delivery was rejected (its rows are
+in raw.quarantine, the certificates that depend on it withheld); 1 failed; 2 bad arguments; 75
+another run holds the warehouse (try again, or --wait).
 """
 
 import argparse
 import sys
 from contextlib import nullcontext
-
-EX_TEMPFAIL = 75  # another run holds the warehouse: try again later
 
 
 def parse(argv) -> argparse.Namespace:

@@ -43,7 +43,7 @@ POOL_INPUTS = [
     ("weighted_average_coupon_percent", "decimal(18, 2)", "weighted_average_coupon_percent", None),
     ("weighted_average_original_term", "decimal(18, 2)", "weighted_average_original_term", None),
     ("weighted_average_remaining_term", "decimal(18, 2)", "weighted_average_remaining_term", None),
-    ("libor_rate", "decimal(12, 9)", "libor_rate", "0"),
+    ("index_rate", "decimal(12, 9)", "index_rate", "0"),
     (
         "finance_charge_collections_amount",
         "decimal(18, 2)",
@@ -176,10 +176,10 @@ def build_inputs(deal: Deal, reported: dict[dt.date, dict[str, str]]):
             line = line_of.get(key)
             return lines.get(line) if line else None
 
-        row = {"distribution_date": date}
+        row = {"deal_id": deal.deal_id, "distribution_date": date}
         for column, _type, key, default in POOL_INPUTS:
             found = value(key) if key else None
-            if found is not None and key == "libor_rate":
+            if found is not None and key == "index_rate":
                 found = str(Decimal(found) / 100)  # printed as a percent
             if found is None and default is not None:
                 if default == "deal":
@@ -224,7 +224,7 @@ def build_inputs(deal: Deal, reported: dict[dt.date, dict[str, str]]):
         )
         assumptions.append((dates[0], "reserve_account_balance", reserve, "not reported (line 51)"))
     fee_unpaid = first.get(line_of["servicing_fee_unpaid_prior_amount"], "0")
-    opening_rows = [(n, cid, b, u, reserve, fee_unpaid) for n, cid, b, u in opening]
+    opening_rows = [(deal.deal_id, n, cid, b, u, reserve, fee_unpaid) for n, cid, b, u in opening]
     return rows, opening_rows, assumptions
 
 
@@ -232,20 +232,22 @@ def load_reported_tables(con, rows: list[dict], opening_rows: list[tuple]) -> No
     columns = ", ".join(f"{name} {kind}" for name, kind, _key, _default in POOL_INPUTS)
     con.execute("create schema if not exists raw")
     con.execute(
-        f"create or replace table raw.reported_pool_inputs (distribution_date date, {columns})"
+        "create or replace table raw.reported_pool_inputs "
+        f"(deal_id varchar, distribution_date date, {columns})"
     )
-    names = ["distribution_date"] + [name for name, *_ in POOL_INPUTS]
+    names = ["deal_id", "distribution_date"] + [name for name, *_ in POOL_INPUTS]
     con.executemany(
         f"insert into raw.reported_pool_inputs values ({', '.join('?' * len(names))})",
         [[row.get(name) for name in names] for row in rows],
     )
     con.execute(
-        "create or replace table raw.reported_opening_state (period_number integer, "
-        "class_id varchar, note_balance decimal(18, 2), unpaid_interest decimal(18, 2), "
-        "reserve_account_balance decimal(18, 2), servicing_fee_unpaid decimal(18, 2))"
+        "create or replace table raw.reported_opening_state (deal_id varchar, "
+        "period_number integer, class_id varchar, note_balance decimal(18, 2), "
+        "unpaid_interest decimal(18, 2), reserve_account_balance decimal(18, 2), "
+        "servicing_fee_unpaid decimal(18, 2))"
     )
     con.executemany(
-        "insert into raw.reported_opening_state values (?, ?, ?, ?, ?, ?)", opening_rows
+        "insert into raw.reported_opening_state values (?, ?, ?, ?, ?, ?, ?)", opening_rows
     )
 
 
@@ -289,7 +291,7 @@ def reconcile(deal_file: Path, reported_csv: Path, out: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix="reconcile-") as scratch:
         database = Path(scratch) / "reconcile.duckdb"
         con = duckdb.connect(str(database))
-        load_deal_tables(con, deal)
+        load_deal_tables(con, [deal])
         load_reported_tables(con, rows, opening_rows)
         con.close()
         run_waterfall_models(database, Path(scratch))

@@ -12,6 +12,7 @@ DBT_DIR = ROOT / "dbt"
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "False")
 os.environ.setdefault("DO_NOT_TRACK", "1")
 SMALL_DEAL_RECEIVABLES = 800
+DEAL_ID = "caot-2015-4"  # the sample deal's trust
 
 
 def _dbt_parse() -> None:
@@ -25,11 +26,16 @@ _dbt_parse()
 
 @pytest.fixture(scope="session")
 def small_deal(tmp_path_factory) -> Path:
+    """The inputs folder of a small sample deal (the shelf layout: <inputs>/<deal_id>/...)."""
     from dagster_project.generator.__main__ import generate
 
     out = tmp_path_factory.mktemp("deal") / "sample"
     generate(out, receivables=SMALL_DEAL_RECEIVABLES, seed=7, progress=False)
     return out
+
+
+def deliveries(inputs: Path, deal_id: str = DEAL_ID) -> Path:
+    return inputs / deal_id / "deliveries"
 
 
 def python_output(code: str, timeout: float = 120) -> str:
@@ -39,38 +45,35 @@ def python_output(code: str, timeout: float = 120) -> str:
     ).stdout
 
 
-def run_pipeline(paths: dict) -> int:
-    """Run the real pipeline with the warehouse paths of `paths`, in a test Dagster instance."""
-    import dagster as dg
-
-    from dagster_project.pipeline import run
-
-    env = {
+def pipeline_env(paths: dict) -> dict[str, str]:
+    return {
         "CAOT_INPUT_DIR": str(paths["input"]),
         "CAOT_WAREHOUSE_WORK": str(paths["work"]),
         "CAOT_WAREHOUSE": str(paths["published"]),
         "CAOT_REPORTS_DIR": str(paths["reports"]),
         "CAOT_GX_DIR": str(paths["gx"]),
     }
+
+
+def run_pipeline(paths: dict, *argv: str) -> int:
+    """Run the real command line (its jobs, in-process) on the paths of `paths`, in a test
+    Dagster instance."""
+    import dagster as dg
+
+    from dagster_project.pipeline import main
+
+    env = pipeline_env(paths)
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
     try:
         with dg.instance_for_test() as instance:
-            return run(instance=instance)
+            return main(list(argv), instance=instance)
     finally:
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-@pytest.fixture(scope="session")
-def built_warehouse(small_deal, tmp_path_factory) -> dict:
-    """Run the whole pipeline (ingestion, dbt build, publish) on the small deal."""
-    paths = warehouse_paths(small_deal, tmp_path_factory.mktemp("warehouse"))
-    assert run_pipeline(paths) == 0
-    return paths
 
 
 def warehouse_paths(inputs: Path, folder: Path) -> dict:
@@ -82,6 +85,14 @@ def warehouse_paths(inputs: Path, folder: Path) -> dict:
         "reports": folder / "reports",
         "gx": folder / "gx",
     }
+
+
+@pytest.fixture(scope="session")
+def built_warehouse(small_deal, tmp_path_factory) -> dict:
+    """Run the whole pipeline (ingestion, dbt build, publish) on the small deal."""
+    paths = warehouse_paths(small_deal, tmp_path_factory.mktemp("warehouse"))
+    assert run_pipeline(paths) == 0
+    return paths
 
 
 @pytest.fixture(scope="session")

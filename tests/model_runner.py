@@ -1,8 +1,9 @@
 """Run the compiled dbt models on small scenario data in memory, in milliseconds per scenario.
 
 `dbt compile` runs once; each scenario gets a fresh in-memory catalog named like the compiled
-references, its raw tables are filled by the test, and every model (or the ancestors of one) is
-created from its compiled SQL in dependency order. The SQL under test is exactly dbt's.
+references, its raw tables are filled by the test, the seeds are loaded from their CSV files, and
+every model (or the ancestors of one) is created from its compiled SQL in dependency order. The
+SQL under test is exactly dbt's.
 """
 
 import json
@@ -34,15 +35,13 @@ class ModelRunner:
         self.models = {
             uid: node for uid, node in manifest["nodes"].items() if node["resource_type"] == "model"
         }
+        self.seeds = [n for n in manifest["nodes"].values() if n["resource_type"] == "seed"]
         graph = {
             uid: [d for d in node["depends_on"]["nodes"] if d in self.models]
             for uid, node in self.models.items()
         }
         self.graph = graph
         self.order = list(TopologicalSorter(graph).static_order())
-        # the project's on-run-start hooks (the incremental build plan table), as dbt runs them
-        hooks = [n for n in manifest["nodes"].values() if n["resource_type"] == "operation"]
-        self.hooks = [n["raw_code"] for n in sorted(hooks, key=lambda n: n["index"])]
 
     def _ancestors(self, name: str) -> set[str]:
         wanted = {uid for uid, node in self.models.items() if node["name"] == name}
@@ -60,8 +59,14 @@ class ModelRunner:
         con.execute(f"attach ':memory:' as {CATALOG}")
         con.execute(f"use {CATALOG}")
         load_raw(con)
-        for hook in self.hooks:
-            con.execute(hook)
+        for seed in self.seeds:
+            types = seed["config"].get("column_types") or {}
+            con.execute(f'create schema if not exists "{seed["schema"]}"')
+            con.execute(
+                f'create or replace table "{seed["schema"]}"."{seed["alias"]}" as select * from '
+                "read_csv($path, header = true, columns = $types)",
+                {"path": str(DBT_DIR / seed["original_file_path"]), "types": types},
+            )
         chosen = self._ancestors(up_to) if up_to else set(self.order)
         for uid in self.order:
             if uid not in chosen:

@@ -8,13 +8,24 @@ from pathlib import Path
 
 import duckdb
 
-from dagster_project.warehouse import isolated_environment
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def pipeline_env(inputs: Path, folder: Path) -> dict:
-    return isolated_environment(inputs, folder)
+    """The environment of a pipeline run on `inputs` with its own warehouse, reports, Great
+    Expectations project and Dagster instance under `folder`."""
+    home = folder / "dagster_home"
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
+    return {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "CAOT_INPUT_DIR": str(inputs),
+        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
+        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
+        "CAOT_REPORTS_DIR": str(folder / "reports"),
+        "CAOT_GX_DIR": str(folder / "gx"),
+    }
 
 
 def start(env: dict, *args: str) -> subprocess.Popen:
@@ -55,8 +66,8 @@ def query(path: Path, sql: str, params=None) -> list[tuple]:
 
 def differences_from_a_full_build(work: Path, scratch: Path) -> dict[str, int]:
     """Rows that differ, in every table the dbt models make, between a warehouse built run by run
-    (the loan-level models incrementally, only the models downstream of changed inputs) and a
-    copy of it whose models dbt rebuilt from scratch (--full-refresh) on the same raw data."""
+    (the loan-level models incrementally, for the periods of each run) and a copy of it whose
+    models dbt rebuilt from scratch (--full-refresh) on the same raw data."""
     scratch.mkdir(parents=True, exist_ok=True)
     copy = scratch / "rebuilt.duckdb"
     shutil.copyfile(work, copy)

@@ -4,6 +4,7 @@ from dagster_project.deal import load_deal
 from dagster_project.ingestion import schemas
 from dagster_project.ingestion.deal_tables import load_deal_tables
 from dagster_project.ingestion.loader import ensure_table
+from dagster_project.quality.store import ensure_schema
 
 TAPE_DEFAULTS = {
     "reportingPeriodBeginningLoanBalanceAmount": "0.00",
@@ -55,37 +56,64 @@ SCHEDULE_DEFAULTS = {
 }
 
 
-def _insert(con, schema, scope: str, rows: list[dict]) -> None:
+def _insert(con, schema, deal_id: str, scope: str, rows: list[dict]) -> None:
     ensure_table(con, schema)
     if not rows:
         return
     names = schema.names
     columns = ", ".join(f'"{name}"' for name in names)
     casts = ", ".join(f"cast(? as {c.type})" for c in schema.columns)
+    keys = ["deal_id", "collection_period"] if schema.per_period else ["deal_id"]
+    values = [deal_id, scope] if schema.per_period else [deal_id]
+    marks = ", ".join("?" * len(keys))
     con.executemany(
-        f"insert into {schema.table} (scope, delivery_id, {columns}) values (?, ?, {casts})",
-        [[scope, f"scenario:{scope}"] + [row.get(n) for n in names] for row in rows],
+        f"insert into {schema.table} ({', '.join(keys)}, delivery_id, {columns}) "
+        f"values ({marks}, ?, {casts})",
+        [values + [f"scenario:{scope}"] + [row.get(n) for n in names] for row in rows],
     )
 
 
-def loader(schedule_rows, periods, earnings=None):
-    """A `load_raw` callable for ModelRunner.run: deal tables, schedule, tapes, earnings."""
+def _record_delivery(con, deal_id: str, kind: str, scope: str, rows: int) -> None:
+    con.execute(
+        "insert into raw.deliveries values (?, ?, ?, ?, 'scenario', 'scenario', ?, 'loaded', 0, "
+        "null, now(), null)",
+        [f"{kind}:{deal_id}:{scope}:scenario", deal_id, kind, scope, rows],
+    )
+
+
+def loader(schedule_rows, periods, earnings=None, deal=None):
+    """A `load_raw` callable for ModelRunner.run: deal tables, schedule, tapes (recorded in the
+    delivery ledger as loaded), earnings."""
+    deal = deal or load_deal()
 
     def load(con):
-        load_deal_tables(con, load_deal())
+        load_deal_tables(con, [deal])
         _insert(
             con,
             schemas.RECEIVABLE_SCHEDULE,
-            "schedule",
+            deal.deal_id,
+            "receivable_schedule",
             [{**SCHEDULE_DEFAULTS, **row} for row in schedule_rows],
         )
         ensure_table(con, schemas.LOAN_STATUS)
         ensure_table(con, schemas.PAYMENT_TRANSACTIONS)
         for period, status_rows, transaction_rows in periods:
-            _insert(con, schemas.LOAN_STATUS, period, [{**TAPE_DEFAULTS, **r} for r in status_rows])
-            _insert(con, schemas.PAYMENT_TRANSACTIONS, period, transaction_rows)
+            tape = [{**TAPE_DEFAULTS, **r} for r in status_rows]
+            _insert(con, schemas.LOAN_STATUS, deal.deal_id, period, tape)
+            _insert(con, schemas.PAYMENT_TRANSACTIONS, deal.deal_id, period, transaction_rows)
+            _record_delivery(con, deal.deal_id, "loan_status", period, len(tape))
+            _record_delivery(
+                con, deal.deal_id, "payment_transactions", period, len(transaction_rows)
+            )
         for schema in schemas.MARKET_SCHEMAS:
             ensure_table(con, schema)
-        _insert(con, schemas.TRUST_ACCOUNT_EARNINGS, "trust_account_earnings", earnings or [])
+        _insert(
+            con,
+            schemas.TRUST_ACCOUNT_EARNINGS,
+            deal.deal_id,
+            "trust_account_earnings",
+            earnings or [],
+        )
+        ensure_schema(con)
 
     return load

@@ -20,7 +20,6 @@ LINEAGE = {
     "17c": "purchase_interest_amount",
     "18b": "liquidation_principal_amount",
     "21": "simple_interest_advance_amount",
-    "75": "net_loss_amount",
 }
 
 
@@ -52,17 +51,30 @@ def test_every_pool_line_is_the_sum_of_its_receivable_rows(warehouse):
         wrong = warehouse.execute(
             f"""
             with sums as (
-                select distribution_date, sum({expression}) as total
-                from marts.fct_receivable_period group by distribution_date
+                select deal_id, distribution_date, sum({expression}) as total
+                from marts.fct_receivable_period group by all
             )
             select certificate.distribution_date, certificate.amount, sums.total
             from marts.rpt_servicer_certificate as certificate
-            left join sums using (distribution_date)
+            left join sums using (deal_id, distribution_date)
             where certificate.line = ? and certificate.amount is distinct from sums.total
             """,
             [line],
         ).fetchall()
         assert wrong == [], line
+    # line 75: the receivables' net losses summed, the excess if any (Art. I "Net Losses")
+    wrong = warehouse.execute(
+        """
+        with sums as (
+            select deal_id, distribution_date, greatest(sum(net_loss_amount), 0) as total
+            from marts.fct_receivable_period group by all
+        )
+        select certificate.distribution_date from marts.rpt_servicer_certificate as certificate
+        left join sums using (deal_id, distribution_date)
+        where certificate.line = '75' and certificate.amount is distinct from sums.total
+        """
+    ).fetchall()
+    assert wrong == []
     orphans = warehouse.execute(
         "select count(*) from marts.fct_receivable_period as period "
         "left join raw.deliveries as delivery using (delivery_id) where delivery.sha256 is null"

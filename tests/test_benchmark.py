@@ -1,6 +1,6 @@
 """The benchmark's summary of a scale reads only that scale's stages."""
 
-from dagster_project.benchmark import (
+from bench.benchmark import (
     DBT_STAGE,
     FLOOR_STAGE,
     REFERENCE_STAGE,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import deliveries
 from pipeline_process import ROOT, pipeline_env, start
 
 pytestmark = pytest.mark.slow
@@ -34,7 +35,7 @@ def test_readers_see_the_previous_complete_state_and_a_second_run_waits_or_fails
     small_deal, tmp_path
 ):
     env = pipeline_env(small_deal, tmp_path)
-    periods = sorted(p.name for p in (small_deal / "deliveries").iterdir())
+    periods = sorted(p.name for p in deliveries(small_deal).iterdir())
     first = start(env, *[arg for p in periods[:-6] for arg in ("--period", p)])
     output, _ = first.communicate(timeout=600)
     assert first.returncode == 0, output
@@ -71,7 +72,7 @@ def test_readers_see_the_previous_complete_state_and_a_second_run_waits_or_fails
     # the run started while the first held the warehouse refused at once, and said why
     assert refused is not None and refused.returncode == 75
     assert "another run is writing" in refused.stderr
-    # the one told to wait ran after it, and found nothing new to load
+    # the one told to wait ran after it: every file already loaded, the same state
     output, _ = waiting.communicate(timeout=600)
     assert waiting.returncode == 0, output
     assert state(tmp_path / "warehouse.duckdb") == after

@@ -1,15 +1,11 @@
-"""Data Docs rendered by the views whose Jinja templates compile once are the same pages."""
+"""Data Docs: the suites store their results; one build renders every stored result."""
 
 import re
-from pathlib import Path
 
 import pandas as pd
-import yaml
-from great_expectations.render.view import DefaultJinjaIndexPageView, DefaultJinjaPageView
 
-from dagster_project.quality import data_docs_views
 from dagster_project.quality.suites import Rule, Suite
-from dagster_project.quality.validation import DATA_DOCS_SITE, validate
+from dagster_project.quality.validation import KEPT_RUNS, build_data_docs, validate
 
 SUITE = Suite(
     "data_docs_probe",
@@ -20,59 +16,29 @@ SUITE = Suite(
              "min_value": 0, "max_value": 10}, "amount between 0 and 10"),
     ),
 )  # fmt: skip
-# what differs from one build to the next: times, run names, ids
-VARYING = re.compile(
-    r"\d{8}T\d{6}(\.\d+)?Z?|\d{4}-\d{2}-\d{2}[T ][\d:.+]+( UTC)?|_run_time_sort': [\d.]+|"
-    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-)
 
 
-def _pages(root) -> dict[str, str]:
-    site = root / "gx" / "uncommitted" / "data_docs" / "local_site"
-    return {
-        VARYING.sub("", str(page.relative_to(site))): VARYING.sub("", page.read_text())
-        for page in sorted(site.rglob("*.html"))
-    }
+def _site(root):
+    return root / "gx" / "uncommitted" / "data_docs" / "local_site"
 
 
-def test_the_views_that_compile_once_render_the_same_pages(tmp_path, monkeypatch):
+def test_validation_stores_results_and_one_build_renders_them(tmp_path):
     frame = pd.DataFrame({"row_id": ["a", "b", "c"], "amount": [1, 5, 11]})
-    cached = validate(frame, SUITE, tmp_path / "cached")
-    with monkeypatch.context() as patched:
-        patched.setattr(data_docs_views, "BYTECODE", None)  # Jinja compiles every build
-        plain = validate(frame, SUITE, tmp_path / "plain")
-    assert [(o.success, o.offenders) for o in cached] == [(False, (("c", "11"),))]
-    assert [(o.success, o.offenders) for o in plain] == [(False, (("c", "11"),))]
-    pages = _pages(tmp_path / "cached")
-    assert len(pages) == 3  # the index, the suite's expectations, its validation
-    assert pages == _pages(tmp_path / "plain")
-    cache = data_docs_views.BYTECODE
-    assert list(Path(cache.directory).glob(cache.pattern % "*"))  # compiled templates kept
+    outcomes = validate(frame, SUITE, tmp_path)
+    assert [(o.success, o.offenders) for o in outcomes] == [(False, (("c", "11"),))]
+    assert not _site(tmp_path).exists()  # validating renders nothing
+    index = build_data_docs(tmp_path)
+    assert index == _site(tmp_path) / "index.html"
+    pages = sorted(p.relative_to(_site(tmp_path)).parts[0] for p in _site(tmp_path).rglob("*.html"))
+    assert pages == ["expectations", "index.html", "validations"]
+    validation_page = next((_site(tmp_path) / "validations").rglob("*.html")).read_text()
+    assert re.search(r"Status:</span>\s*<i class=\"[^\"]*text-danger", validation_page)  # failed
+    assert "values must be greater than or equal to" in validation_page
 
 
-def test_the_site_configuration_names_the_views_and_is_written_once(tmp_path, monkeypatch):
+def test_each_suite_keeps_its_last_runs(tmp_path):
     frame = pd.DataFrame({"row_id": ["a"], "amount": [1]})
-    validate(frame, SUITE, tmp_path)
-    config_file = tmp_path / "gx" / "great_expectations.yml"
-    site = yaml.safe_load(config_file.read_text())["data_docs_sites"]["local_site"]
-    assert site == DATA_DOCS_SITE
-    index_view = site["site_index_builder"]["view"]
-    assert issubclass(getattr(data_docs_views, index_view["class_name"]), DefaultJinjaIndexPageView)
-    for section in site["site_section_builders"].values():
-        assert issubclass(
-            getattr(data_docs_views, section["view"]["class_name"]), DefaultJinjaPageView
-        )
-    from great_expectations.data_context import AbstractDataContext
-
-    updates = []
-    monkeypatch.setattr(AbstractDataContext, "update_data_docs_site", lambda *a: updates.append(a))
-    validate(frame, SUITE, tmp_path)
-    assert updates == []  # the site is as configured: not rewritten
-
-
-def test_without_a_private_temporary_folder_the_templates_compile_every_build(monkeypatch):
-    def unsafe(**_kwargs):
-        raise RuntimeError("Cannot determine safe temp directory.")
-
-    monkeypatch.setattr(data_docs_views, "FileSystemBytecodeCache", unsafe)
-    assert data_docs_views._bytecode_cache() is None  # the views then compile as Jinja does
+    for _ in range(KEPT_RUNS + 2):
+        validate(frame, SUITE, tmp_path)
+    stored = tmp_path / "gx" / "uncommitted" / "validations" / SUITE.name
+    assert len(list(stored.glob("*/*"))) == KEPT_RUNS

@@ -1,11 +1,28 @@
-"""The dbt command line of the Dagster build."""
+"""The dbt command line of a run, from its partitions."""
 
-from dagster_project.transformation.dbt_args import build_args
+import json
+
+from dagster_project.partitions import TrustPeriod, split
+from dagster_project.transformation.dbt_args import build_args, rebuild_window
 
 
-def test_the_build_writes_no_json_artifacts_and_passes_selection_and_full_refresh():
-    assert build_args() == ["build", "--no-write-json", "--log-level-file", "info"]
-    assert build_args(select="tag:daily", full_refresh=True) == [
-        "build", "--no-write-json", "--log-level-file", "info", "--select", "tag:daily",
-        "--full-refresh",
-    ]  # fmt: skip
+def test_a_run_without_partitions_rebuilds_everything():
+    assert build_args(None) == ["build", "--full-refresh"]
+
+
+def test_a_run_recomputes_each_trust_from_its_first_period_of_the_run():
+    keys = split(["caot-2015-4|2018-11", "caot-2015-4|2018-09", "caot-2014-4|2018-11"])
+    assert rebuild_window(keys) == {"caot-2014-4": "2018-11", "caot-2015-4": "2018-09"}
+    args = build_args(keys)
+    assert args[:2] == ["build", "--vars"]
+    assert json.loads(args[2]) == {
+        "rebuild_from": {"caot-2014-4": "2018-11", "caot-2015-4": "2018-09"}
+    }
+
+
+def test_one_partition_is_one_trust_and_one_period():
+    assert build_args([TrustPeriod("caot-2015-4", "2016-06")]) == [
+        "build",
+        "--vars",
+        '{"rebuild_from": {"caot-2015-4": "2016-06"}}',
+    ]

@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import numpy as np
 import pytest
+from conftest import DEAL_ID
 
 from dagster_project.deal import load_deal
 from dagster_project.generator.__main__ import generate
@@ -78,11 +79,13 @@ def test_same_seed_gives_the_same_bytes(tmp_path):
 
 
 def test_small_deal_behaves_like_a_prime_pool(small_deal):
-    figures = calibration(small_deal)
+    figures = calibration(small_deal / DEAL_ID)
     assert Decimal(figures["pool_balance"]) == Decimal("1050000018.44")
     low, high = figures["principal_collections_pct_range_first_year"]
     assert low > 1.5 and high < 6
     assert 0.3 < figures["cumulative_net_loss_pct"] < 4.5
     assert 25 < figures["recovery_rate_pct"] < 75
-    manifest = json.loads((small_deal / "ground_truth" / "breach_manifest.json").read_text())
+    manifest = json.loads(
+        (small_deal / DEAL_ID / "ground_truth" / "breach_manifest.json").read_text()
+    )
     assert len(manifest) == len(BREACH_KINDS) * BREACHES_PER_KIND

@@ -7,6 +7,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from conftest import DEAL_ID, deliveries
+
 from dagster_project.business_calendar import period_for_collection_month
 from dagster_project.deal import load_deal
 from dagster_project.ingestion import schemas
@@ -19,11 +21,12 @@ PERIOD = "2015-10"
 @pytest.fixture()
 def con(tmp_path, small_deal):
     connection = duckdb.connect(str(tmp_path / "w.duckdb"))
-    load_deal_tables(connection, load_deal())
+    load_deal_tables(connection, [load_deal()])
     load_files(
         connection,
-        "schedule",
-        [(schemas.RECEIVABLE_SCHEDULE, small_deal / "receivable_schedule.csv")],
+        DEAL_ID,
+        "receivable_schedule",
+        [(schemas.RECEIVABLE_SCHEDULE, small_deal / DEAL_ID / "receivable_schedule.csv")],
     )
     yield connection
     connection.close()
@@ -32,22 +35,26 @@ def con(tmp_path, small_deal):
 @pytest.fixture()
 def delivery(tmp_path, small_deal) -> Path:
     folder = tmp_path / "delivery"
-    shutil.copytree(small_deal / "deliveries" / PERIOD, folder)
+    shutil.copytree(deliveries(small_deal) / PERIOD, folder)
     return folder
 
 
-def load_period(con, folder: Path, key: str = PERIOD):
+def tape_delivery(folder: Path, key: str = PERIOD, files=None) -> Delivery:
     period = period_for_collection_month(load_deal(), key)
-    return load_files(
-        con,
-        key,
-        [
-            (schemas.LOAN_STATUS, folder / "loan_status.csv"),
-            (schemas.PAYMENT_TRANSACTIONS, folder / "payment_transactions.csv"),
-        ],
-        period.collection_period_start,
-        period.collection_period_end,
+    files = files or [
+        (schemas.LOAN_STATUS, folder / "loan_status.csv"),
+        (schemas.PAYMENT_TRANSACTIONS, folder / "payment_transactions.csv"),
+    ]
+    return Delivery(
+        DEAL_ID, key, files, period.collection_period_start, period.collection_period_end
     )
+
+
+def load_period(con, folder: Path, key: str = PERIOD):
+    (result,) = load_deliveries(con, [tape_delivery(folder, key)])
+    if isinstance(result, IngestionError):
+        raise result
+    return result
 
 
 def rewrite(path: Path, change):
@@ -158,7 +165,6 @@ def test_a_tape_delivered_for_the_wrong_period(con, delivery):
     [
         (lambda p: p.write_bytes(b""), "file is empty"),
         (lambda p: p.write_text(p.read_text().splitlines()[0] + "\n"), "header but no rows"),
-        (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), "cannot be read"),
         (
             lambda p: p.write_bytes(p.read_bytes().replace(b"current", b"curr\xe9nt", 1)),
             "cannot be read",
@@ -170,6 +176,18 @@ def test_unreadable_files_are_rejected_whole(con, delivery, damage, reason):
     damage(delivery / "loan_status.csv")
     error = rejected(con, delivery)
     assert any(reason in f.reason and f.row is None for f in error.findings), error
+
+
+def test_a_file_cut_off_mid_row_names_the_data_row_and_the_first_missing_field(con, delivery):
+    path = delivery / "loan_status.csv"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    lines = path.read_text().splitlines()
+    header, last = lines[0].split(","), lines[-1].split(",")
+    (finding,) = rejected(con, delivery).findings
+    assert finding.row == len(lines) - 1  # the data row (1 = the row after the header)
+    assert finding.field == header[len(last)]
+    assert "file cut off or a separator missing" in finding.reason
 
 
 def test_a_bad_delivery_does_not_touch_what_was_loaded(con, delivery, tmp_path):
@@ -237,7 +255,7 @@ def test_the_first_period_begins_at_the_schedule_balances(con, delivery):
 @pytest.fixture()
 def next_delivery(tmp_path, small_deal) -> Path:
     folder = tmp_path / "next"
-    shutil.copytree(small_deal / "deliveries" / "2015-11", folder)
+    shutil.copytree(deliveries(small_deal) / "2015-11", folder)
     return folder
 
 
@@ -281,25 +299,18 @@ def test_a_receivable_missing_from_the_tape_is_named(con, delivery, next_deliver
     )
 
 
-def test_a_tapes_fingerprint_follows_its_loaded_deliveries(con, delivery):
-    """changed_sources reads the ledger the loader writes with the rows, not the rows: loading
-    again or a rejected restatement keeps it, a restatement changes it."""
-    from dagster_project.transformation.changed_sources import fingerprints
-
-    manifest = {"sources": {"tape": {"schema": "raw", "identifier": "loan_status"}}}
+def test_the_same_file_under_another_name_is_the_same_delivery(con, delivery):
     load_period(con, delivery)
-    loaded = fingerprints(con, manifest)["tape"]
-    assert loaded.startswith("ledger 1:")
-    load_period(con, delivery)
-    assert fingerprints(con, manifest)["tape"] == loaded
-    set_cell(delivery / "loan_status.csv", 1, "rebateAmount", "-1.00")
-    rejected(con, delivery)
-    assert fingerprints(con, manifest)["tape"] == loaded
-    set_cell(delivery / "loan_status.csv", 1, "rebateAmount", "0.00")
-    set_cell(delivery / "loan_status.csv", 1, "reportingPeriodScheduledPaymentAmount", "1.23")
-    assert load_period(con, delivery).restated
-    restated = fingerprints(con, manifest)["tape"]
-    assert restated.startswith("ledger 1:") and restated != loaded
+    renamed = delivery.parent / "renamed"
+    renamed.mkdir()
+    files = [
+        (schemas.LOAN_STATUS, renamed / "status_tape_resent.csv"),
+        (schemas.PAYMENT_TRANSACTIONS, renamed / "transactions_resent.csv"),
+    ]
+    shutil.copyfile(delivery / "loan_status.csv", files[0][1])
+    shutil.copyfile(delivery / "payment_transactions.csv", files[1][1])
+    (again,) = load_deliveries(con, [tape_delivery(renamed, files=files)])
+    assert not again.changed  # its SHA-256 is loaded: nothing changes
 
 
 def _as_parquet(path: Path) -> Path:
@@ -317,10 +328,10 @@ def test_a_batch_names_each_bad_row_in_its_own_file(con, small_deal, tmp_path, f
     deal = load_deal()
     periods = ["2015-10", "2015-11", "2015-12"]
     bad_rows = {"2015-11": 3, "2015-12": 7}
-    deliveries = []
+    batch = []
     for period in periods:
         folder = tmp_path / "batch" / period
-        shutil.copytree(small_deal / "deliveries" / period, folder)
+        shutil.copytree(deliveries(small_deal) / period, folder)
         if period in bad_rows:
             set_cell(folder / "loan_status.csv", bad_rows[period], "rebateAmount", "-1.00")
         files = [
@@ -330,10 +341,12 @@ def test_a_batch_names_each_bad_row_in_its_own_file(con, small_deal, tmp_path, f
         if file_format == "parquet":
             files = [(schema, _as_parquet(path)) for schema, path in files]
         bounds = period_for_collection_month(deal, period)
-        deliveries.append(
-            Delivery(period, files, bounds.collection_period_start, bounds.collection_period_end)
+        batch.append(
+            Delivery(
+                DEAL_ID, period, files, bounds.collection_period_start, bounds.collection_period_end
+            )
         )
-    first, *rejected_ones = load_deliveries(con, deliveries)
+    first, *rejected_ones = load_deliveries(con, batch)
     assert not isinstance(first, IngestionError) and first.changed
     for period, error in zip(periods[1:], rejected_ones, strict=True):
         assert isinstance(error, IngestionError)
@@ -347,7 +360,9 @@ def test_a_batch_names_each_bad_row_in_its_own_file(con, small_deal, tmp_path, f
             [period],
         ).fetchone()
         assert record == asset
-    loaded = con.execute("select scope, count(*) from raw.loan_status group by 1").fetchall()
+    loaded = con.execute(
+        "select collection_period, count(*) from raw.loan_status group by 1"
+    ).fetchall()
     with (tmp_path / "batch" / periods[0] / "loan_status.csv").open(newline="") as handle:
         assert loaded == [(periods[0], sum(1 for _ in csv.DictReader(handle)))]
 
@@ -356,8 +371,9 @@ def test_a_file_given_for_two_scopes_is_staged_for_each(con, delivery):
     from dagster_project.ingestion.validation import stage_files, stage_table
 
     path = delivery / "loan_status.csv"
-    findings = stage_files(con, schemas.LOAN_STATUS, {"first": path, "second": path})
-    assert findings == {"first": [], "second": []}
+    first, second = (DEAL_ID, "first"), (DEAL_ID, "second")
+    findings = stage_files(con, schemas.LOAN_STATUS, {first: path, second: path})
+    assert findings == {first: [], second: []}
     with path.open(newline="") as handle:
         rows = sum(1 for _ in csv.DictReader(handle))
     counts = con.execute(

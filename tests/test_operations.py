@@ -8,14 +8,19 @@ import zoneinfo
 import dagster as dg
 import duckdb
 import pytest
+from conftest import DEAL_ID, deliveries
 
-from dagster_project.deal import load_deal
-from dagster_project.ingestion import inbox_sensor
-from dagster_project.ingestion.determination_schedule import (
+from dagster_project.deal import load_deal, load_shelf
+from dagster_project.defs import orchestration
+from dagster_project.defs.orchestration import (
+    DELIVERY_TAG,
     TIMEZONE,
     determination_date_schedule,
     determination_run,
+    inbox_decisions,
+    loaded_fingerprints,
 )
+from dagster_project.partitions import key
 
 DEAL = load_deal()
 
@@ -36,16 +41,32 @@ DETERMINATION_DATES_2016 = {
 }
 
 
+def _period_of(request: dg.RunRequest) -> str:
+    start = request.tags["dagster/asset_partition_range_start"]
+    end = request.tags["dagster/asset_partition_range_end"]
+    assert start.split("|")[1] == end.split("|")[1]
+    return start.split("|")[1]
+
+
 def test_the_schedule_runs_each_period_on_its_determination_date_for_a_year():
     day, runs = dt.date(2016, 1, 1), {}
     while day.year == 2016:
-        result = determination_run(DEAL, day)
+        result = determination_run([DEAL], day)
         if isinstance(result, dg.RunRequest):
-            runs[day] = result.partition_key
+            runs[day] = _period_of(result)
         else:
             assert "not a Determination Date" in result.skip_message
         day += dt.timedelta(days=1)
     assert runs == DETERMINATION_DATES_2016
+
+
+def test_the_schedule_runs_every_outstanding_trust_of_the_shelf_in_one_run():
+    shelf = load_shelf()
+    request = determination_run(shelf, dt.date(2016, 3, 9))
+    outstanding = [d.deal_id for d in shelf if d.first_collection_period <= dt.date(2016, 2, 1)
+                   and d.final_scheduled_maturity_date > dt.date(2016, 3, 15)]  # fmt: skip
+    assert request.tags["dagster/asset_partition_range_start"] == key(outstanding[0], "2016-02")
+    assert request.tags["dagster/asset_partition_range_end"] == key(outstanding[-1], "2016-02")
 
 
 @pytest.mark.parametrize(
@@ -63,8 +84,8 @@ def test_the_dagster_schedule_decides_in_new_york_time(tick, expected):
     if expected is None:
         assert isinstance(result, dg.SkipReason)
     else:
-        assert result.partition_key == expected
-        assert result.run_key == f"determination-{expected}"
+        assert _period_of(result) == expected
+        assert result.run_key.startswith(f"determination-{expected}-")
 
 
 @pytest.fixture
@@ -77,82 +98,83 @@ def inbox(tmp_path, monkeypatch):
 
 
 def _deliver(small_deal, inbox, period: str, files=("loan_status", "payment_transactions")):
-    target = inbox / period
-    target.mkdir()
+    target = inbox / DEAL_ID / period
+    target.mkdir(parents=True)
     for stem in files:
-        shutil.copyfile(small_deal / "deliveries" / period / f"{stem}.csv", target / f"{stem}.csv")
+        shutil.copyfile(deliveries(small_deal) / period / f"{stem}.csv", target / f"{stem}.csv")
     return target
+
+
+def _decision(folder, launched=frozenset(), loaded=frozenset()):
+    (found,) = [d for d in inbox_decisions([DEAL], set(launched), set(loaded)) if d[0] == folder]
+    return found
 
 
 def test_a_complete_new_delivery_launches_its_partition_once(small_deal, inbox):
     folder = _deliver(small_deal, inbox, "2016-03")
-    result = inbox_sensor.monthly_delivery_sensor(dg.build_sensor_context())
+    result = orchestration.monthly_delivery_sensor(dg.build_sensor_context())
     assert len(result) == 1
-    assert result[0].partition_key == "2016-03"
-    assert result[0].tags[inbox_sensor.DELIVERY_TAG] == str(folder)
+    assert result[0].partition_key == key(DEAL_ID, "2016-03")
+    assert result[0].tags[DELIVERY_TAG] == str(folder)
     # the next tick, with the cursor the first one left, reports a duplicate and runs nothing
-    cursor = json.dumps(sorted({inbox_sensor.decide(folder, set(), set()).fingerprint}))
-    again = inbox_sensor.monthly_delivery_sensor(dg.build_sensor_context(cursor=cursor))
+    cursor = json.dumps([_decision(folder)[2]])
+    again = orchestration.monthly_delivery_sensor(dg.build_sensor_context(cursor=cursor))
     assert isinstance(again, dg.SkipReason) and "duplicate" in again.skip_message
 
 
 def test_an_incomplete_delivery_is_reported_not_run(small_deal, inbox):
     _deliver(small_deal, inbox, "2016-04", files=("loan_status",))
-    (inbox / "2016-05").mkdir()
-    (inbox / "2016-05" / "loan_status.csv").write_text("")
-    (inbox / "2016-05" / "payment_transactions.csv").write_text("assetNumber\n")
-    (inbox / "notes").mkdir()
-    result = inbox_sensor.monthly_delivery_sensor(dg.build_sensor_context())
+    (inbox / DEAL_ID / "2016-05").mkdir()
+    (inbox / DEAL_ID / "2016-05" / "loan_status.csv").write_text("")
+    (inbox / DEAL_ID / "2016-05" / "payment_transactions.csv").write_text("assetNumber\n")
+    (inbox / DEAL_ID / "notes").mkdir()
+    (inbox / DEAL_ID / "2017-07 (resent)").mkdir()
+    (inbox / "caot-1999-1").mkdir()
+    result = orchestration.monthly_delivery_sensor(dg.build_sensor_context())
     assert isinstance(result, dg.SkipReason)
-    assert "2016-04: incomplete, missing payment_transactions" in result.skip_message
-    assert "2016-05: incomplete, empty loan_status" in result.skip_message
-    assert "notes: not a Collection Period" in result.skip_message
+    message = result.skip_message
+    assert "2016-04: incomplete, missing payment_transactions" in message
+    assert "2016-05: incomplete, empty loan_status" in message
+    assert "notes: the folder name is not a Collection Period" in message
+    assert "2017-07 (resent): the folder name is not a Collection Period" in message
+    assert "caot-1999-1: not a trust of the shelf" in message
 
 
 def test_a_delivery_already_loaded_is_a_duplicate(small_deal, inbox, built_warehouse):
     folder = _deliver(small_deal, inbox, "2016-06")
-    loaded = inbox_sensor.loaded_fingerprints(built_warehouse["published"])
-    decision = inbox_sensor.decide(folder, set(), loaded)
-    assert not decision.launch and "duplicate" in decision.problem
+    loaded = loaded_fingerprints(built_warehouse["published"])
+    assert "duplicate" in _decision(folder, loaded=loaded)[3]
     # a corrected file for that period is new: a restatement, and it is launched
     path = folder / "payment_transactions.csv"
     path.write_text(path.read_text().replace("\n", "\r\n", 1))
-    assert inbox_sensor.decide(folder, set(), loaded).launch
+    assert _decision(folder, loaded=loaded)[3] is None
 
 
 def test_a_run_launched_from_the_inbox_loads_the_files_where_they_landed(
     small_deal, inbox, tmp_path, monkeypatch
 ):
     from dagster_project.definitions import defs
-    from dagster_project.ingestion.assets import (
-        deal_terms,
-        market_inputs,
-        monthly_tape,
-        receivable_schedule,
-    )
-    from dagster_project.resources import WarehouseResource
 
     folder = _deliver(small_deal, inbox, "2015-10")
-    warehouse = WarehouseResource(
-        work_path=str(tmp_path / "work.duckdb"),
-        published_path=str(tmp_path / "warehouse.duckdb"),
-        input_dir=str(tmp_path / "nowhere"),  # the schedule comes from here, the tape must not
-    )
-    shutil.copytree(small_deal, tmp_path / "nowhere", ignore=shutil.ignore_patterns("deliveries"))
-    monkeypatch.setenv("CAOT_GX_DIR", str(tmp_path / "gx"))
-    resources = {**defs.resources, "warehouse": warehouse}
+    nowhere = tmp_path / "nowhere"  # the schedule comes from here, the tape must not
+    shutil.copytree(small_deal, nowhere, ignore=shutil.ignore_patterns("deliveries"))
+    for name, value in {
+        "CAOT_INPUT_DIR": nowhere,
+        "CAOT_WAREHOUSE_WORK": tmp_path / "work.duckdb",
+        "CAOT_WAREHOUSE": tmp_path / "warehouse.duckdb",
+        "CAOT_REPORTS_DIR": tmp_path / "reports",
+        "CAOT_GX_DIR": tmp_path / "gx",
+    }.items():
+        monkeypatch.setenv(name, str(value))
+    job = defs().resolve_job_def("monthly_servicing_run")
     with dg.instance_for_test() as instance:
-        assert dg.materialize(
-            [deal_terms, receivable_schedule, market_inputs], resources=resources, instance=instance
-        ).success
-        assert dg.materialize(
-            [monthly_tape],
-            partition_key="2015-10",
-            tags={inbox_sensor.DELIVERY_TAG: str(folder)},
-            resources=resources,
+        result = job.execute_in_process(
             instance=instance,
-        ).success
-    con = duckdb.connect(str(tmp_path / "work.duckdb"), read_only=True)
+            partition_key=key(DEAL_ID, "2015-10"),
+            tags={DELIVERY_TAG: str(folder)},
+        )
+    assert result.success
+    con = duckdb.connect(str(tmp_path / "warehouse.duckdb"), read_only=True)
     paths = con.execute(
         "select file_path from raw.deliveries where scope = '2015-10' and status = 'loaded'"
     ).fetchall()

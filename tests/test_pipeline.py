@@ -1,49 +1,58 @@
 """The whole pipeline on the small deal: every asset materializes and the warehouse is published."""
 
 import json
-import shutil
 
+import dagster as dg
 import duckdb
-from conftest import run_pipeline
+from conftest import DEAL_ID, deliveries, run_pipeline
 
 from dagster_project.checksums import sha256
 from dagster_project.deal import PROJECT_ROOT
-from dagster_project.ingestion.assets import reference_inputs_loaded
-from dagster_project.resources import WarehouseResource
 
 
 def test_warehouse_holds_the_schedule_and_every_monthly_tape(built_warehouse):
-    deliveries = sorted(p.name for p in (built_warehouse["input"] / "deliveries").iterdir())
+    delivered = sorted(p.name for p in deliveries(built_warehouse["input"]).iterdir())
     with duckdb.connect(str(built_warehouse["published"]), read_only=True) as con:
         periods = [
             r[0]
-            for r in con.execute("select distinct scope from raw.loan_status order by 1").fetchall()
+            for r in con.execute(
+                "select distinct collection_period from raw.loan_status where deal_id = ? "
+                "order by 1",
+                [DEAL_ID],
+            ).fetchall()
         ]
-        assert periods == deliveries
+        assert periods == delivered
         count, balance = con.execute(
-            "select count(*), sum(principal_balance) from raw.receivable_schedule"
+            "select count(*), sum(principal_balance) from raw.receivable_schedule where deal_id = ?",
+            [DEAL_ID],
         ).fetchone()
         assert str(balance) == "1050000018.44"
-        for period in deliveries[:3]:
+        for period in delivered[:3]:
             manifest = json.loads(
-                (built_warehouse["input"] / "deliveries" / period / "delivery.json").read_text()
+                (deliveries(built_warehouse["input"]) / period / "delivery.json").read_text()
             )
             rows = con.execute(
-                "select count(*) from raw.loan_status where scope = ?", [period]
+                "select count(*) from raw.loan_status where deal_id = ? and collection_period = ?",
+                [DEAL_ID, period],
             ).fetchone()[0]
             assert rows == manifest["files"]["loan_status"]["rows"]
             digest = con.execute(
-                "select sha256 from raw.deliveries where scope = ? and "
+                "select sha256 from raw.deliveries where deal_id = ? and scope = ? and "
                 "file_kind = 'loan_status' and status = 'loaded'",
-                [period],
+                [DEAL_ID, period],
             ).fetchone()[0]
             assert digest == manifest["files"]["loan_status"]["sha256"]
-            assert digest == sha256(
-                built_warehouse["input"] / "deliveries" / period / "loan_status.csv"
-            )
-        terms = dict(con.execute("select term, value from raw.deal_terms").fetchall())
-        assert terms["overcollateralization_target_amount"] == "5250000.09"
-        assert con.execute("select count(*) from raw.payment_calendar").fetchone()[0] == 79
+            assert digest == sha256(deliveries(built_warehouse["input"]) / period / "loan_status.csv")
+        target = con.execute(
+            "select overcollateralization_target_amount from intermediate.int_waterfall__period_inputs "
+            "where deal_id = ? and period_number = 1",
+            [DEAL_ID],
+        ).fetchone()[0]
+        assert str(target) == "5250000.09"
+        calendar = con.execute(
+            "select count(*) from raw.payment_calendar where deal_id = ?", [DEAL_ID]
+        ).fetchone()[0]
+        assert calendar == 79
 
 
 def test_staging_drops_obligor_personal_data(built_warehouse):
@@ -77,96 +86,66 @@ def test_no_obligor_name_or_street_address_reaches_any_model_or_quality_table(bu
             assert leaked == 0, (schema, table, column)
 
 
-def test_rerunning_the_pipeline_changes_nothing(built_warehouse, capsys):
+def test_rerunning_the_pipeline_changes_no_loaded_row(built_warehouse):
     def snapshot():
         with duckdb.connect(str(built_warehouse["published"]), read_only=True) as con:
-            return con.execute(
-                "select count(*), sum(reportingPeriodActualEndBalanceAmount) from raw.loan_status"
-            ).fetchone(), con.execute("select count(*) from raw.deliveries").fetchone()
+            return (
+                con.execute(
+                    "select count(*), sum(reportingPeriodActualEndBalanceAmount) "
+                    "from raw.loan_status"
+                ).fetchone(),
+                con.execute("select count(*) from raw.deliveries").fetchone(),
+                con.execute(
+                    "select count(*), max(version) from history.certificate_versions"
+                ).fetchone(),
+            )
 
     before = snapshot()
     assert run_pipeline(built_warehouse) == 0
-    assert snapshot() == before
-    printed = capsys.readouterr().out
-    assert "deal terms, schedule and market inputs already loaded as they are" in printed
-    assert "periods already loaded as delivered" in printed
-
-
-def test_reference_inputs_are_reloaded_when_the_deal_file_or_an_input_changes(
-    built_warehouse, tmp_path
-):
-    def loaded(inputs=built_warehouse["input"], deal_file="") -> bool:
-        return reference_inputs_loaded(
-            WarehouseResource(
-                work_path=str(built_warehouse["work"]),
-                published_path=str(built_warehouse["published"]),
-                input_dir=str(inputs),
-                deal_file=deal_file,
-            )
-        )
-
-    assert loaded()
-    inputs = tmp_path / "inputs"
-    shutil.copytree(built_warehouse["input"], inputs, ignore=shutil.ignore_patterns("deliveries"))
-    assert loaded(inputs)
-    with (inputs / "libor_rates.csv").open("a") as libor:
-        libor.write("\n")
-    assert not loaded(inputs)
-    deal = (PROJECT_ROOT / "data" / "deals" / "caot_2015_4.yaml").read_text()
-    changed = tmp_path / "deal.yaml"
-    changed.write_text(deal.replace('servicing_rate: "0.0100"', 'servicing_rate: "0.0125"'))
-    assert changed.read_text() != deal
-    assert not loaded(deal_file=str(changed))
-
-
-def test_a_rerun_with_nothing_changed_runs_no_model_and_a_partial_build_is_not_recorded(
-    built_warehouse, capsys
-):
-    """A run whose inputs all equal what the last build saw runs no dbt model; a build that
-    leaves out models it needed (a subset chosen in the UI) does not count as a build, so the
-    next one still rebuilds what it was meant to."""
-    import dagster as dg
-
-    from dagster_project.definitions import defs
-    from dagster_project.transformation.dbt_assets import warehouse_models
-
-    assert run_pipeline(built_warehouse) == 0
-    assert f"dbt: 0 of {len(warehouse_models.keys)} models to rebuild" in capsys.readouterr().out
-
-    def builds() -> int:
-        with duckdb.connect(str(built_warehouse["work"]), read_only=True) as con:
-            return con.execute("select count(*) from history.model_builds").fetchone()[0]
-
-    recorded = builds()
-    with duckdb.connect(str(built_warehouse["work"])) as con:
-        con.execute("delete from history.source_fingerprints")  # as if no build had seen them
-    resources = {
-        **defs.resources,
-        "warehouse": WarehouseResource(
-            work_path=str(built_warehouse["work"]),
-            published_path=str(built_warehouse["published"]),
-            input_dir=str(built_warehouse["input"]),
-        ),
-    }
-    one_model = dg.AssetKey(["staging", "stg_deal__terms"])
-    with dg.instance_for_test() as instance:
-        result = dg.materialize(
-            [warehouse_models], selection=[one_model], resources=resources, instance=instance
-        )
-    assert result.success
-    assert builds() == recorded  # every model was needed, one was built: not recorded
-    assert run_pipeline(built_warehouse) == 0
-    # no fingerprints known: every model runs (no "N of M" selection), and the build counts
-    assert "models to rebuild" not in capsys.readouterr().out
-    assert builds() == recorded + 1
+    assert snapshot() == before  # the same files: nothing loaded again, no new version
 
 
 def test_every_dbt_test_is_an_asset_check_in_dagster():
     """A dbt test Dagster cannot attach to one model is only logged as an observation, with no
     pass or fail on any asset: the singular tests over several models name theirs in
     `meta.dagster.ref`."""
-    from dagster_project.transformation.dbt_assets import warehouse_models
+    from dagster_project.defs.transformation import warehouse_models
 
     manifest = json.loads((PROJECT_ROOT / "dbt" / "target" / "manifest.json").read_text())
     tests = {n["name"] for n in manifest["nodes"].values() if n["resource_type"] == "test"}
     assert tests == {key.name for key in warehouse_models.check_keys}
+
+
+def test_runs_show_under_their_job_names(built_warehouse):
+    """The command line launches the jobs the UI and the daemon run, not an ad hoc job."""
+    import os
+
+    from conftest import pipeline_env
+
+    from dagster_project.pipeline import main
+
+    env = pipeline_env(built_warehouse)
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        with dg.instance_for_test() as instance:
+            assert main(["--period", "2015-10"], instance=instance) == 0
+            jobs = {run.job_name for run in instance.get_runs()}
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    assert jobs == {"monthly_servicing_run"}
+
+
+def test_the_definitions_load_as_dagster_loads_them():
+    """`dg check defs` loads them the same way in CI (make test); here the jobs, the schedule and
+    the sensor are where the UI finds them."""
+    from dagster_project.definitions import defs
+
+    definitions = defs()
+    assert {job.name for job in definitions.jobs} >= {"monthly_servicing_run", "rebuild_warehouse"}
+    assert {s.name for s in definitions.schedules} == {"determination_date_schedule"}
+    assert {s.name for s in definitions.sensors} == {"monthly_delivery_sensor"}

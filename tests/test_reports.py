@@ -6,6 +6,7 @@ from decimal import Decimal
 import duckdb
 import pypdfium2 as pdfium
 import pytest
+from conftest import DEAL_ID
 
 from dagster_project.reports.document import display
 
@@ -15,10 +16,16 @@ def dates_and_pools(built_warehouse):
     con = duckdb.connect(str(built_warehouse["published"]), read_only=True)
     rows = con.execute(
         "select distribution_date, value from marts.rpt_servicer_certificate "
-        "where line = '5' order by 1"
+        "where deal_id = ? and line = '5' order by 1",
+        [DEAL_ID],
     ).fetchall()
     con.close()
     return rows
+
+
+@pytest.fixture(scope="module")
+def reports(built_warehouse):
+    return built_warehouse["reports"] / DEAL_ID
 
 
 def _pdf_text_and_ink(path) -> tuple[str, list[float]]:
@@ -35,10 +42,7 @@ def _pdf_text_and_ink(path) -> tuple[str, list[float]]:
     return "\n".join(text), ink
 
 
-def test_every_distribution_date_has_a_certificate_and_a_statement(
-    built_warehouse, dates_and_pools
-):
-    reports = built_warehouse["reports"]
+def test_every_distribution_date_has_a_certificate_and_a_statement(reports, dates_and_pools):
     for date, _pool in dates_and_pools:
         certificate = (reports / "certificates" / f"certificate_{date}.html").read_text()
         assert "MONTHLY SERVICER&#x27;S CERTIFICATE" in certificate
@@ -51,10 +55,11 @@ def test_every_distribution_date_has_a_certificate_and_a_statement(
             assert (reports / f"{stem}.pdf").stat().st_size > 1000, stem
     index = (reports / "index.html").read_text()
     assert index.count("certificate (<a") == len(dates_and_pools)
+    shelf = (reports.parent / "index.html").read_text()
+    assert f'href="{DEAL_ID}/index.html"' in shelf
 
 
-def test_certificate_pdf_pages_render_and_show_the_key_figures(built_warehouse, dates_and_pools):
-    reports = built_warehouse["reports"]
+def test_certificate_pdf_pages_render_and_show_the_key_figures(reports, dates_and_pools):
     for date, pool in (dates_and_pools[0], dates_and_pools[-1]):
         text, ink = _pdf_text_and_ink(reports / "certificates" / f"certificate_{date}.pdf")
         assert len(ink) >= 3  # Exhibit A runs to several pages
@@ -73,43 +78,15 @@ def test_certificate_pdf_pages_render_and_show_the_key_figures(built_warehouse, 
     assert "STATEMENT TO NOTEHOLDERS" in text and "(xxii)" in text and ink[0] > 0.005
 
 
-def test_the_html_certificate_prints_exact_amounts(built_warehouse, dates_and_pools):
+def test_the_html_certificate_prints_exact_amounts(reports, dates_and_pools):
     date, pool = dates_and_pools[0]
-    page = (built_warehouse["reports"] / "certificates" / f"certificate_{date}.html").read_text()
+    page = (reports / "certificates" / f"certificate_{date}.html").read_text()
     assert f"${Decimal(pool):,.2f}" in page
     assert "$39,678.33" in page and "$78,602.15" in page
 
 
-def test_performance_report_has_every_plot(built_warehouse):
-    performance = (built_warehouse["reports"] / "performance.html").read_text()
+def test_performance_report_has_every_plot(reports):
+    performance = (reports / "performance.html").read_text()
     assert performance.count("data:image/png;base64,") == 7
     for title in ("Pool Balance and Note Balances", "Delinquency", "Cumulative net loss", "CPR"):
         assert title in performance
-
-
-class _Cycle:
-    """An object in a reference cycle: garbage only the garbage collector frees."""
-
-    def __init__(self, **attributes):
-        self.__dict__.update(attributes, cycle=self)
-
-
-def test_a_rendering_worker_does_not_collect_the_garbage_it_inherits():
-    """A DuckDB connection left in a reference cycle, collected in a forked worker, closes a
-    database whose threads exist only in the parent: the worker dies (as in CI, 2026-12-04)."""
-    import gc
-
-    from dagster_project.reports.render_pool import render_pool
-
-    gc.collect()
-    gc.disable()  # the parent must not collect the cycle before the fork
-    try:
-        con = duckdb.connect()
-        con.execute("select sum(i) from range(10000000) t(i)").fetchall()  # its threads start
-        _Cycle(con=con)
-        del con
-        with render_pool() as pool:
-            collected = [job.result() for job in [pool.submit(gc.collect) for _ in range(4)]]
-    finally:
-        gc.enable()
-    assert len(collected) == 4

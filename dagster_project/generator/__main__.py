@@ -16,7 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from dagster_project.business_calendar import payment_periods
-from dagster_project.deal import DEFAULT_DEALS_DIR, PROJECT_ROOT, load_deal
+from dagster_project.deal import DEFAULT_DEAL_FILE, PROJECT_ROOT, load_deal
 from dagster_project.generator import market_inputs
 from dagster_project.generator.ex102_writer import Ex102TapeWriter
 from dagster_project.generator.performance import simulate
@@ -35,7 +35,7 @@ def generate(
     fmt: str = "csv",
     progress: bool = True,
 ) -> dict:
-    deal = load_deal(deal_file or DEFAULT_DEALS_DIR / "caot_2015_4.yaml")
+    deal = load_deal(deal_file or DEFAULT_DEAL_FILE)
     receivables = receivables or deal.initial_receivable_count
     rng = np.random.default_rng(seed)
     started = time.perf_counter()

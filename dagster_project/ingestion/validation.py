@@ -374,6 +374,10 @@ def tape_consistency_checks(con) -> str:
         f"(select deal_id, scope, \"assetNumber\", {_money(end)} as ending, "
         f"{_money(begin)} as beginning from {table} {loaded})"
     )
+    has_rows = (
+        f"exists (select 1 from {table} as any_row where any_row.deal_id = period.deal_id "
+        "and any_row.scope = period.scope)"
+    )
     return f"""
         select deal_id, scope, rowid, '{end}', 'ending balance does not follow from the beginning
             balance, principal, rebates and charge-off', "{end}" from {table}
@@ -427,6 +431,7 @@ def tape_consistency_checks(con) -> str:
         where not period.is_first and prior.ending > 0 and not exists (
             select 1 from {table} as stage where stage.deal_id = period.deal_id
             and stage.scope = period.scope and stage."assetNumber" = prior."assetNumber")
+            and {has_rows}
         union all
         select period.deal_id, period.scope, null, 'assetNumber', 'receivable of the Receivable
             Schedule is missing from the first Collection Period''s tape', schedule.receivable_id
@@ -435,6 +440,21 @@ def tape_consistency_checks(con) -> str:
         where period.is_first and not exists (
             select 1 from {table} as stage where stage.deal_id = period.deal_id
             and stage.scope = period.scope and stage."assetNumber" = schedule.receivable_id)
+            and {has_rows}
+        union all
+        -- a tape with no rows is a delivery only once no receivable is outstanding
+        select period.deal_id, period.scope, null, null, 'file has a header but no rows, while '
+            || count(*) || ' receivables were outstanding at the end of '
+            || any_value(case when period.is_first then 'the Cutoff Date' else period.previous_scope end),
+            null
+        from stage_periods as period
+        left join {known} as prior
+            on prior.deal_id = period.deal_id and prior.scope = period.previous_scope
+            and prior.ending > 0 and not period.is_first
+        left join raw.receivable_schedule as schedule
+            on schedule.deal_id = period.deal_id and period.is_first
+        where not {has_rows} and (prior."assetNumber" is not null or schedule.receivable_id is not null)
+        group by period.deal_id, period.scope
     """
 
 

@@ -116,7 +116,7 @@ def comparable(frame: "pd.DataFrame") -> "pd.DataFrame":
 
 
 def validate(frame, suite: Suite, root: Path | None = None) -> list[Outcome]:
-    """Validate `frame` against `suite`; Data Docs are rebuilt for the result."""
+    """Validate `frame` against `suite` and store the result (build_data_docs renders it)."""
     frame = comparable(frame)
     gx = great_expectations()
     context = _context(gx, root or gx_dir())

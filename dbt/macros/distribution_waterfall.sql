@@ -518,14 +518,14 @@ where amounts is not null
         ('class_d_interest', 'interest_due_d_cents'),
         ('quaternary_principal', 'quaternary_principal_cents'),
         ('reserve_account_deficiency', 'reserve_deficiency_cents'),
-        ('regular_principal', 'regular_principal_cents'),
+        ('regular_principal', 'regular_principal_payable_cents'),
         ('remaining_transition_expenses', 'transition_after_cap_cents'),
         ('additional_servicing_fee', 'additional_fee_due_cents'),
         ('remaining_indemnity_amounts', 'indemnity_after_cap_cents'),
         ('excess_collections', 'null'),
     ] -%}
     {%- set reserve_excess_steps = [
-        ('reserve_excess_to_principal', 'regular_principal_cents - regular_principal_paid_cents'),
+        ('reserve_excess_to_principal', 'regular_principal_payable_cents - regular_principal_paid_cents'),
         ('reserve_excess_to_successor_servicer',
             'transition_after_cap_cents - remaining_transition_expenses_paid_cents'
             ~ ' + additional_fee_due_cents - additional_servicing_fee_paid_cents'),
@@ -546,7 +546,12 @@ where amounts is not null
                 as indemnity_after_cap_cents,
             -- 4.7(d): the Reserve Account Amount after the draw beyond the Required Reserve
             -- Account Amount
-            greatest(reserve_after_draw_cents - required_reserve_cents, 0) as reserve_excess_cents
+            greatest(reserve_after_draw_cents - required_reserve_cents, 0) as reserve_excess_cents,
+            -- what of the Regular Principal Distributable Amount the notes can take: 2.8(d) pays
+            -- each class until it is paid in full, and the amount can exceed the notes left after
+            -- the tiered amounts (a pool that pays off leaves the target of Art. I's (ii))
+            least(regular_principal_cents, note_balance_before_cents - tiered_principal_cents)
+                as regular_principal_payable_cents
         from {{ dues }}
     ),
 

@@ -16,10 +16,12 @@ def _rows(path: Path, key: str) -> dict:
         return {row[key]: row for row in csv.DictReader(handle)}
 
 
-def certificate_from_files(folder: Path) -> dict:
+def certificate_from_files(inputs: Path) -> dict:
+    """The certificates of the sample trust from its delivered files under `inputs`."""
     deal = load_deal()
+    folder = inputs / deal.deal_id
     pool = loan_level.compute(folder)
-    libor = _rows(folder / "libor_rates.csv", "distribution_date")
+    rates = _rows(folder / "index_rates.csv", "distribution_date")
     earnings = _rows(folder / "trust_account_earnings.csv", "distribution_date")
     periods = []
     for period in payment_periods(deal):
@@ -33,7 +35,9 @@ def certificate_from_files(folder: Path) -> dict:
             actual_days=period.actual_days,
             thirty_360_days=period.thirty_360_days,
             initial_pool_balance=deal.initial_pool_balance,
-            libor_rate=Decimal(libor.get(str(period.distribution_date), {}).get("libor", "0")),
+            index_rate=Decimal(
+                rates.get(str(period.distribution_date), {}).get("index_rate", "0")
+            ),
             collection_account_interest_amount=Decimal(
                 earned.get("collection_account_interest", "0")
             ),

@@ -114,12 +114,14 @@ def months_between(start: dt.date, end: dt.date) -> int:
     return max((end.year - start.year) * 12 + end.month - start.month, 0)
 
 
-def weighted(total: Decimal, weights: Decimal) -> Decimal:
-    return (total / weights).quantize(CENT, ROUND_HALF_UP) if weights else ZERO
+def weighted(total: Decimal, weights: Decimal) -> Decimal | None:
+    """A weighted average to the cent; none for an empty pool (the certificate prints N/A)."""
+    return (total / weights).quantize(CENT, ROUND_HALF_UP) if weights else None
 
 
 def compute(folder: Path, defaulted_days: int = 120) -> Deal:
-    """The reference over a delivered deal folder (schedule and one folder per period)."""
+    """The reference over a trust's delivered folder (<inputs>/<deal_id>: its schedule and one
+    folder per period)."""
     periods = [
         (d.name, list(_read(d / "loan_status.csv")), list(_read(d / "payment_transactions.csv")))
         for d in sorted((folder / "deliveries").iterdir())
@@ -144,6 +146,7 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
     gone: dict[str, str] = {}  # receivable -> "default" or "purchase", from that period end
     deal = Deal()
     beginning_pool = sum(a.balance for a in accounts.values())
+    cumulative_net = ZERO
     for period, status_rows, transaction_rows in periods:
         flows = defaultdict(list)
         liquidation: dict[str, Decimal] = {}
@@ -241,7 +244,12 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
             "liquidation_finance_charge_amount": totals["liquidation_interest"],
             "liquidation_principal_amount": totals["liquidation"] - totals["liquidation_interest"],
             "supplemental_servicing_fees_amount": totals["fees"],
-            "net_losses_amount": totals["defaulted"] - totals["liquidation"],
+            # Art. I "Net Losses": the excess, if any (never negative); line 76 the same excess
+            # over every period to date
+            "net_losses_amount": max(totals["defaulted"] - totals["liquidation"], ZERO),
+            "cumulative_net_losses_amount": max(
+                cumulative_net + totals["defaulted"] - totals["liquidation"], ZERO
+            ),
             "weighted_average_coupon_percent": weighted(totals["apr_weight"], totals["ending"]),
             "weighted_average_original_term": weighted(totals["term_weight"], totals["ending"]),
             "weighted_average_remaining_term": weighted(
@@ -255,4 +263,5 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
             "delinquent_91_plus_count": counts["91+"],
         }
         beginning_pool = totals["ending"]
+        cumulative_net += totals["defaulted"] - totals["liquidation"]
     return deal

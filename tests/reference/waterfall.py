@@ -5,7 +5,10 @@ dataclass. Produces the certificate's values keyed like dagster_project.certific
 test compares every line with the dbt output. Interpretations are the same as the models' docs:
 Indenture 2.8(a) in Exhibit A's order; principal sequential (2.8(d)), equal principal_order pro
 rata to balances; pro-rata shares rounded half up with the last class taking the remainder;
-Required Reserve Account Amount capped at the Note Balance after the principal due.
+Additional Note Interest earns interest on the unpaid Monthly Note Interest only, and interest
+paid goes to the oldest amounts first; the Reserve Account's deposit and release measure the
+Required Reserve Account Amount on the Note Balance after the principal due, the certificate's
+line 50 on the Note Balance after the principal paid (line 49b).
 """
 
 from dataclasses import dataclass, field
@@ -34,7 +37,7 @@ def factor(balance: Decimal, initial: Decimal) -> Decimal:
 @dataclass
 class State:
     balances: dict[str, Decimal]
-    unpaid_interest: dict[str, Decimal]
+    unpaid_interest: dict[str, Decimal]  # unpaid Monthly Note Interest (earns interest)
     reserve: Decimal
     fee_unpaid: Decimal = ZERO
     advances_unpaid: Decimal = ZERO
@@ -42,7 +45,7 @@ class State:
     indemnity_unpaid: Decimal = ZERO
     additional_fee_unpaid: Decimal = ZERO
     capped_paid: Decimal = ZERO
-    extra: dict = field(default_factory=dict)
+    unpaid_other: dict = field(default_factory=dict)  # unpaid interest on interest (earns none)
 
 
 def opening_state(deal: Deal) -> State:
@@ -72,19 +75,22 @@ def distribute(deal: Deal, period: dict, state: State) -> tuple[dict, State]:
     pool_end = period["ending_pool_balance"]
     v: dict = {}
 
-    # Art. I Monthly Interest, Additional Note Interest and interest on it
+    # Art. I Monthly Interest, Additional Note Interest and interest on the unpaid Monthly Note
+    # Interest (not on unpaid interest on interest)
+    other = {k: state.unpaid_other.get(k, ZERO) for k in ids}
     for c in classes:
-        rate = c.rate if c.rate_type == "fixed" else period["libor_rate"] + c.spread
+        rate = c.rate if c.rate_type == "fixed" else period["index_rate"] + c.spread
         days = period["actual_days"] if c.day_count == "actual/360" else period["thirty_360_days"]
         if period["period_number"] == 1 and c.first_period_interest is not None:
             monthly = c.first_period_interest
         else:
             monthly = cents(bal[c.class_id] * rate * days / 360)
         extra = cents(state.unpaid_interest[c.class_id] * rate * days / 360)
+        arrears = state.unpaid_interest[c.class_id] + other[c.class_id]
         v[f"monthly_interest:{c.class_id}"] = monthly
-        v[f"additional_note_interest:{c.class_id}"] = state.unpaid_interest[c.class_id]
+        v[f"additional_note_interest:{c.class_id}"] = arrears
         v[f"interest_on_additional_interest:{c.class_id}"] = extra
-        v[f"total_note_interest:{c.class_id}"] = monthly + state.unpaid_interest[c.class_id] + extra
+        v[f"total_note_interest:{c.class_id}"] = monthly + arrears + extra
     tni = {k: v[f"total_note_interest:{k}"] for k in ids}
 
     # 3.8 servicing fee; Total Servicing Fee includes unpaid prior amounts
@@ -120,7 +126,7 @@ def distribute(deal: Deal, period: dict, state: State) -> tuple[dict, State]:
                 amount = max(amount, ahead)
         tier_amounts[tier] = amount
     tiered = sum(tier_amounts.values(), ZERO)
-    target = deal.overcollateralization_target
+    target = overcollateralization_target(deal, pool_end)
     regular = max(min(note_before, max(note_before + target - pool_end, ZERO) - tiered), ZERO)
 
     # 4.6(b), 4.1(d), Required Reserve Account Amount
@@ -167,10 +173,13 @@ def distribute(deal: Deal, period: dict, state: State) -> tuple[dict, State]:
         tier_interest_paid[tier] = pay(due)
         tier_principal_paid[tier] = pay(tier_amounts[tier])
     paid_deposit = pay(deficiency)
-    paid_regular = pay(regular)
-    cap_to_transition = min(paid_capped, transition_due)
+    # 2.8(d) pays each class until it is paid in full: principal never exceeds the notes
+    payable_regular = min(regular, note_before - tiered)
+    paid_regular = pay(payable_regular)
+    # lines 40 and 42: what the cap of line 28 leaves of each (transition expenses first)
+    cap_to_transition = min(capped_due, transition_due)
     transition_after = transition_due - cap_to_transition
-    indemnity_after = indemnity_due - (paid_capped - cap_to_transition)
+    indemnity_after = indemnity_due - (capped_due - cap_to_transition)
     paid_transition_rest = pay(transition_after)
     paid_additional_fee = pay(additional_fee_due)
     paid_indemnity_rest = pay(indemnity_after)
@@ -178,7 +187,7 @@ def distribute(deal: Deal, period: dict, state: State) -> tuple[dict, State]:
 
     # 4.7(d) release of the excess over the Required Reserve Account Amount
     excess = max(reserve_amount - draw - required_reserve, ZERO)
-    to_principal = min(excess, regular - paid_regular)
+    to_principal = min(excess, payable_regular - paid_regular)
     to_transition = min(excess - to_principal, transition_after - paid_transition_rest)
     to_additional_fee = min(
         excess - to_principal - to_transition, additional_fee_due - paid_additional_fee
@@ -203,6 +212,10 @@ def distribute(deal: Deal, period: dict, state: State) -> tuple[dict, State]:
 
     balances_end = {k: bal[k] - principal_paid[k] for k in ids}
     note_after = sum(balances_end.values(), ZERO)
+    # Art. I "Required Reserve Account Amount" on the principal actually paid (lines 49b, 50, 59)
+    required_paid = (
+        ZERO if all_covered or pool_end == 0 else min(deal.required_reserve_amount, note_after)
+    )
     initial_total = deal.initial_note_balance
     for c in classes:
         k = c.class_id
@@ -284,27 +297,40 @@ def distribute(deal: Deal, period: dict, state: State) -> tuple[dict, State]:
             "reserve_released_to_certificateholder_amount": to_certificateholder,
             "certificate_payment_deposits_amount": excess_collections + to_certificateholder,
             "specified_reserve_account_amount": deal.required_reserve_amount,
-            "note_balance_after_principal_due_amount": note_after_due,
-            "required_reserve_account_amount": required_reserve,
+            "note_balance_after_principal_paid_amount": note_after,
+            "required_reserve_account_amount": required_paid,
             "reserve_account_beginning_balance": state.reserve,
             "reserve_account_investment_earnings": period["reserve_investment_earnings_amount"],
             "reserve_account_amount_after_draw": reserve_amount - draw,
             "reserve_released_to_principal_amount": to_principal,
             "reserve_released_to_successor_servicer_amount": to_transition + to_additional_fee,
             "reserve_account_ending_balance": reserve_end,
-            "reserve_account_ending_deficiency_amount": max(required_reserve - reserve_end, ZERO),
+            "reserve_account_ending_deficiency_amount": max(required_paid - reserve_end, ZERO),
         }
     )
     for tier, key in TIER_KEYS.items():
         v[key] = tier_amounts[tier]
     if any(c.rate_type == "floating" for c in classes):
         spread = next(c.spread for c in classes if c.rate_type == "floating")
-        v["libor_rate"] = period["libor_rate"] * 100
-        v["floating_note_rate"] = (period["libor_rate"] + spread) * 100
+        v["index_rate"] = period["index_rate"] * 100
+        v["floating_note_rate"] = (period["index_rate"] + spread) * 100
 
+    # interest paid goes to the oldest amounts first: unpaid Monthly Note Interest, then unpaid
+    # interest on interest and this date's interest on it, then this date's Monthly Interest
+    unpaid_monthly, unpaid_other = {}, {}
+    for k in ids:
+        paid = interest_paid[k]
+        to_arrears = min(paid, state.unpaid_interest[k])
+        to_other = min(paid - to_arrears, other[k] + v[f"interest_on_additional_interest:{k}"])
+        to_current = paid - to_arrears - to_other
+        unpaid_monthly[k] = (
+            state.unpaid_interest[k] - to_arrears + v[f"monthly_interest:{k}"] - to_current
+        )
+        unpaid_other[k] = other[k] + v[f"interest_on_additional_interest:{k}"] - to_other
     next_state = State(
         balances=balances_end,
-        unpaid_interest={k: tni[k] - interest_paid[k] for k in ids},
+        unpaid_interest=unpaid_monthly,
+        unpaid_other=unpaid_other,
         reserve=reserve_end,
         fee_unpaid=fee_due - paid_fee,
         advances_unpaid=advances_due - paid_advances,
@@ -314,6 +340,17 @@ def distribute(deal: Deal, period: dict, state: State) -> tuple[dict, State]:
         capped_paid=state.capped_paid + paid_capped,
     )
     return v, next_state
+
+
+def overcollateralization_target(deal: Deal, pool_end: Decimal) -> Decimal:
+    """Art. I "Overcollateralization Target Amount": a share of the cutoff Pool Balance, or of
+    the Pool Balance at the period end with a floor as a share of the cutoff Pool Balance."""
+    if deal.overcollateralization_base == "cutoff":
+        return cents(deal.initial_pool_balance * deal.overcollateralization_percent)
+    return max(
+        cents(pool_end * deal.overcollateralization_percent),
+        cents(deal.initial_pool_balance * deal.overcollateralization_floor_percent),
+    )
 
 
 def run(deal: Deal, periods: list[dict], state: State | None = None) -> dict:

@@ -201,7 +201,7 @@ final as (
             as tangible_net_worth_test,
         inputs.tangible_net_worth_amount is not null as is_tangible_net_worth_reported,
         -- 9.1(a): the Servicer may purchase the pool once it is at most 10% of the cutoff balance
-        inputs.ending_pool_balance <= inputs.initial_pool_balance * deals.clean_up_call_percent
+        inputs.ending_pool_balance <= inputs.initial_pool_balance::decimal(38, 2) * deals.clean_up_call_percent
             as is_clean_up_call_eligible
     from inputs
     inner join amounts on inputs.deal_id = amounts.deal_id and inputs.period_number = amounts.period_number

@@ -1,6 +1,6 @@
 """`make bench`: the pipeline's speed per stage and scale, beside the naive way and the floor.
 
-    python -m dagster_project.benchmark [--scales small,full,shelf] [--out data/bench]
+    python -m bench [--scales small,full,shelf] [--out data/bench]
 
 For each scale (receivables: small 5,000; full the deal's ~63,500; shelf 1,350,000) every stage runs
 in a subprocess of its own, so its wall time and peak resident memory (wait4) are its own:
@@ -29,7 +29,6 @@ from pathlib import Path
 import duckdb
 
 from dagster_project.deal import PROJECT_ROOT, load_deal
-from dagster_project.warehouse import isolated_environment
 
 # shelf: at least 50 million receivable-periods (the sample deal's receivables prepay and default
 # as 2015-4's did, about 38 periods each on average, so 700,000 give only 26 million)
@@ -62,6 +61,50 @@ select reportingPeriodEndingDate, count(*) as receivables,
     sum(chargedoffPrincipalAmount) as defaults, sum(repurchaseAmount) as purchases
 from read_csv(?, union_by_name = true)
 group by 1 order by 1
+"""
+
+
+def isolated_environment(inputs: Path, folder: Path) -> dict[str, str]:
+    """The environment of a pipeline run on `inputs` with its own warehouse, reports, Great
+    Expectations project and Dagster instance under `folder`."""
+    home = folder / "dagster_home"
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PROJECT_ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
+    return {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "CAOT_INPUT_DIR": str(inputs),
+        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
+        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
+        "CAOT_REPORTS_DIR": str(folder / "reports"),
+        "CAOT_GX_DIR": str(folder / "gx"),
+        "DBT_PROJECT_DIR": str(PROJECT_ROOT / "dbt"),
+        "DBT_PROFILES_DIR": str(PROJECT_ROOT / "dbt"),
+    }
+
+
+# The ingestion stage alone: the monthly job's ingestion assets over every delivered period.
+INGEST = """
+import sys, dagster as dg
+from dagster_project.definitions import defs
+from dagster_project.deal import load_shelf
+from dagster_project.ingestion.deliveries import delivered_periods, trust_dir
+from dagster_project.partitions import box_tags
+from dagster_project.warehouse import input_dir
+shelf = load_shelf()
+found = {d.deal_id: delivered_periods(trust_dir(input_dir(), d.deal_id) / "deliveries", d).periods
+         for d in shelf}
+found = {k: v for k, v in found.items() if v}
+keys = [dg.AssetKey(["raw", n]) for n in ("deals", "deal_classes", "payment_calendar",
+        "certificate_layout", "receivable_schedule", "index_rates", "tangible_net_worth",
+        "trust_account_earnings", "loan_status", "payment_transactions", "deliveries")]
+keys.append(dg.AssetKey(["quality", "eligibility_exceptions"]))  # the sources dbt reads
+job = defs().resolve_job_def("monthly_servicing_run")
+tags = box_tags(list(found), min(min(v) for v in found.values()), max(max(v) for v in found.values()))
+with dg.DagsterInstance.get() as instance:
+    result = job.execute_in_process(instance=instance, tags=tags, asset_selection=keys,
+        run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}})
+sys.exit(0 if result.success else 1)
 """
 
 
@@ -155,8 +198,10 @@ def median_of(runs: list[Stage]) -> Stage:
 def _one_new_month(scale: str, folder: Path, inputs: Path, pipeline: list[str]) -> Stage:
     """One new month on top of an existing history: the month in the middle of the deal's life
     (the last months of a deal hold a handful of receivables and would flatter the figure), run
-    MONTH_RUNS times, each from the same history."""
-    periods = sorted(p.name for p in (inputs / "deliveries").iterdir())
+    MONTH_RUNS times, each from the same history, as the monthly job for its partition."""
+    deal = load_deal()
+    deliveries = inputs / deal.deal_id / "deliveries"
+    periods = sorted(p.name for p in deliveries.iterdir())
     new_month = periods[len(periods) // 2]
     history = folder / "history_inputs"
     later = set(periods[periods.index(new_month) :])
@@ -165,15 +210,13 @@ def _one_new_month(scale: str, folder: Path, inputs: Path, pipeline: list[str]) 
     incremental_env = isolated_environment(history, run_folder)
     _measure(scale, f"(history before {new_month})", pipeline, incremental_env)
     shutil.copytree(run_folder, kept, symlinks=True)
-    shutil.copytree(inputs / "deliveries" / new_month, history / "deliveries" / new_month)
+    shutil.copytree(deliveries / new_month, history / deal.deal_id / "deliveries" / new_month)
     month_rows = (
         duckdb.connect()
-        .execute(
-            "select count(*) from read_csv(?)",
-            [str(inputs / "deliveries" / new_month / "loan_status.csv")],
-        )
+        .execute("select count(*) from read_csv(?)", [str(deliveries / new_month / "loan_status.csv")])
         .fetchone()[0]
     )
+    month = [*pipeline, "--trust", deal.deal_id, "--period", new_month]
     runs = []
     for run in range(MONTH_RUNS):
         if run:  # back to the history before the month
@@ -183,7 +226,7 @@ def _one_new_month(scale: str, folder: Path, inputs: Path, pipeline: list[str]) 
         # reach the disk first, as a month later they long have: the month is timed, not the
         # kernel's write-back of the run or the copy before it.
         os.sync()
-        runs.append(_measure(scale, f"one new month ({new_month}), incremental", pipeline,
+        runs.append(_measure(scale, f"one new month ({new_month}), incremental", month,
                              incremental_env, month_rows))  # fmt: skip
     shutil.rmtree(history, ignore_errors=True)
     shutil.rmtree(kept, ignore_errors=True)
@@ -222,21 +265,20 @@ def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) ->
                  "--out", str(inputs)]  # fmt: skip
     generation = _measure(scale, "generation", generator, dict(os.environ))
     stages.append(generation)
-    tapes = str(inputs / "deliveries" / "*" / "loan_status.csv")
+    tapes = str(inputs / "*" / "deliveries" / "*" / "loan_status.csv")
     rows = duckdb.connect().execute("select count(*) from read_csv(?)", [tapes]).fetchone()[0]
     generation.rows = rows  # this scale's (the list also holds the smaller scales' stages)
     env = isolated_environment(inputs, folder / "staged")
     pipeline = [PYTHON, "-m", "dagster_project.pipeline"]
-    stages.append(_measure(scale, "ingestion", [*pipeline, "--ingest-only"], env, rows))
+    stages.append(_measure(scale, "ingestion", _python(INGEST), env, rows))
     stages.append(_measure(scale, DBT_STAGE, [DBT, "build", "--quiet"], env, rows))
     models = _slowest_models()
-    trivial_run = [DBT, "run", "--quiet", "--select", "stg_deal__terms"]
+    trivial_run = [DBT, "run", "--quiet", "--select", "stg_deal__deals"]
     stages.append(_measure(scale, STARTUP_STAGE, trivial_run, env))
     work = env["CAOT_WAREHOUSE_WORK"]
     validation = (
-        "import duckdb; from dagster_project.deal import load_deal; "
-        "from dagster_project.quality.runs import validate_servicing; "
-        f"validate_servicing(duckdb.connect({work!r}), load_deal())"
+        "import duckdb; from dagster_project.quality.runs import validate_servicing; "
+        f"validate_servicing(duckdb.connect({work!r}))"
     )
     stages.append(_measure(scale, "data quality (servicing suite)", _python(validation), env, rows))
     stages.append(_measure(scale, "rendering (certificates, reports)", _python(
