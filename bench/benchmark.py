@@ -100,7 +100,8 @@ keys = [dg.AssetKey(["raw", n]) for n in ("deals", "deal_classes", "payment_cale
         "trust_account_earnings", "loan_status", "payment_transactions", "deliveries")]
 keys.append(dg.AssetKey(["quality", "eligibility_exceptions"]))  # the sources dbt reads
 job = defs().resolve_job_def("monthly_servicing_run")
-tags = box_tags(list(found), min(min(v) for v in found.values()), max(max(v) for v in found.values()))
+tags = box_tags(list(found), min(min(v) for v in found.values()),
+                max(max(v) for v in found.values()))
 with dg.DagsterInstance.get() as instance:
     result = job.execute_in_process(instance=instance, tags=tags, asset_selection=keys,
         run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}})
@@ -213,7 +214,9 @@ def _one_new_month(scale: str, folder: Path, inputs: Path, pipeline: list[str]) 
     shutil.copytree(deliveries / new_month, history / deal.deal_id / "deliveries" / new_month)
     month_rows = (
         duckdb.connect()
-        .execute("select count(*) from read_csv(?)", [str(deliveries / new_month / "loan_status.csv")])
+        .execute(
+            "select count(*) from read_csv(?)", [str(deliveries / new_month / "loan_status.csv")]
+        )
         .fetchone()[0]
     )
     month = [*pipeline, "--trust", deal.deal_id, "--period", new_month]

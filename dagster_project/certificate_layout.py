@@ -255,13 +255,21 @@ def certificate_layout(deal: Deal) -> list[Line]:
     out.section("Collections")
     out.lettered(
         [
-            ("finance_charge_collections_amount", "Collections allocable to Finance Charge", "money"),
+            (
+                "finance_charge_collections_amount",
+                "Collections allocable to Finance Charge",
+                "money",
+            ),
             (
                 "liquidation_finance_charge_amount",
                 "Liquidation Proceeds allocable to Finance Charge",
                 "money",
             ),
-            ("purchase_finance_charge_amount", "Purchase Amount allocable to Finance Charge", "money"),
+            (
+                "purchase_finance_charge_amount",
+                "Purchase Amount allocable to Finance Charge",
+                "money",
+            ),
             (
                 "available_finance_charge_collections_amount",
                 "Available Finance Charge Collections (sum a - c)",
@@ -325,7 +333,11 @@ def certificate_layout(deal: Deal) -> list[Line]:
     )
     out.lettered(
         [
-            ("paid_to_servicer_amount", "Servicing Fee and Unreimbursed Servicer Advances", "money"),
+            (
+                "paid_to_servicer_amount",
+                "Servicing Fee and Unreimbursed Servicer Advances",
+                "money",
+            ),
             (
                 "paid_to_successor_servicer_amount",
                 "Successor Servicer Transition Expenses and Indemnity Amounts",

@@ -330,7 +330,9 @@ def _check_classes(raw_classes: list, classes: tuple[NoteClass, ...], path: Path
         raise DealFileError(f"{path}: field 'classes' has duplicate class_id values: {ids}")
     orders = [c.principal_order for c in classes]
     if orders != sorted(orders):
-        raise DealFileError(f"{path}: classes must be listed in principal_order (certificate order)")
+        raise DealFileError(
+            f"{path}: classes must be listed in principal_order (certificate order)"
+        )
     tiers = [c.tier for c in classes]
     if tiers != sorted(tiers):
         raise DealFileError(f"{path}: classes must be listed by tier (A before B before C, D)")
@@ -356,11 +358,16 @@ def _check_dates(deal: Deal) -> None:
     ]
     for (before_name, before), (after_name, after) in zip(chain, chain[1:], strict=False):
         if not before < after:
-            raise DealFileError(f"{path}: field '{after_name}' ({after}) must be after {before_name} ({before})")
+            raise DealFileError(
+                f"{path}: field '{after_name}' ({after}) must be after {before_name} ({before})"
+            )
     for index, c in enumerate(deal.classes):
         field = f"classes[{index}].final_distribution_date"
         if not deal.first_distribution_date < c.final_distribution_date:
-            raise DealFileError(f"{path}: field '{field}' ({c.final_distribution_date}) must be after dates.first_distribution_date")
+            raise DealFileError(
+                f"{path}: field '{field}' ({c.final_distribution_date}) "
+                "must be after dates.first_distribution_date"
+            )
         if c.final_distribution_date > deal.final_scheduled_maturity_date:
             raise DealFileError(
                 f"{path}: field '{field}' ({c.final_distribution_date}) is after "
@@ -393,11 +400,21 @@ def _overcollateralization(oc: dict, read: _Reader) -> tuple[Decimal, str, Decim
         if floor is not None:
             raise read.fail(where + "floor_percent_of_cutoff_pool_balance",
                             "applies only to a target on the current Pool Balance")  # fmt: skip
-        return read.share(fixed, where + "target_percent_of_cutoff_pool_balance"), "cutoff", Decimal(0)
+        return (
+            read.share(fixed, where + "target_percent_of_cutoff_pool_balance"),
+            "cutoff",
+            Decimal(0),
+        )
     floor_share = (
-        Decimal(0) if floor is None else read.share(floor, where + "floor_percent_of_cutoff_pool_balance")
+        Decimal(0)
+        if floor is None
+        else read.share(floor, where + "floor_percent_of_cutoff_pool_balance")
     )
-    return read.share(current, where + "target_percent_of_current_pool_balance"), "current", floor_share
+    return (
+        read.share(current, where + "target_percent_of_current_pool_balance"),
+        "current",
+        floor_share,
+    )
 
 
 def file_sha256(path: Path) -> str:
@@ -444,7 +461,10 @@ def load_deal(path: str | Path = DEFAULT_DEAL_FILE) -> Deal:
     oc_percent, oc_base, oc_floor = _overcollateralization(oc, read)
     floating = [c for c in classes if c.rate_type == "floating"]
     if floating and not index.get("name"):
-        raise DealFileError(f"{path}: missing required field 'floating_rate_index.name' (class {floating[0].class_id} is floating)")
+        raise DealFileError(
+            f"{path}: missing required field 'floating_rate_index.name' "
+            f"(class {floating[0].class_id} is floating)"
+        )
     deal = Deal(
         path=path,
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
@@ -531,7 +551,9 @@ def load_shelf(folder: Path | None = None) -> list[Deal]:
     seen: dict[str, Path] = {}
     for deal in deals:
         if deal.deal_id in seen:
-            raise DealFileError(f"{deal.path}: deal_id '{deal.deal_id}' is also {seen[deal.deal_id]}'s")
+            raise DealFileError(
+                f"{deal.path}: deal_id '{deal.deal_id}' is also {seen[deal.deal_id]}'s"
+            )
         seen[deal.deal_id] = deal.path
     return sorted(deals, key=lambda d: (d.cutoff_date, d.deal_id))
 

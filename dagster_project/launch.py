@@ -8,8 +8,8 @@ import duckdb
 
 from dagster_project import warehouse as warehouse_files
 from dagster_project.deal import load_shelf
-from dagster_project.defs.ingestion import ACCEPT_DEAL_CHANGES
 from dagster_project.definitions import defs
+from dagster_project.defs.ingestion import ACCEPT_DEAL_CHANGES
 from dagster_project.ingestion.deliveries import delivered_periods, trust_dir
 from dagster_project.partitions import box_tags
 
@@ -39,7 +39,10 @@ def launch(args, instance: dg.DagsterInstance) -> int:
     known = {d.deal_id for d in shelf}
     unknown = sorted(set(args.trust or []) - known)
     if unknown:
-        print(f"not a trust of the shelf: {', '.join(unknown)} (deal files: {sorted(known)})", file=sys.stderr)
+        print(
+            f"not a trust of the shelf: {', '.join(unknown)} (deal files: {sorted(known)})",
+            file=sys.stderr,
+        )
         return 2
     definitions = defs()
     run_config = {
@@ -60,7 +63,9 @@ def launch(args, instance: dg.DagsterInstance) -> int:
         last = max(p for ps in periods.values() for p in ps)
         tags = box_tags(list(periods), first, last)
         job = definitions.resolve_job_def("monthly_servicing_run")
-        label = "; ".join(f"{deal_id} {ps[0]}..{ps[-1]} ({len(ps)} periods)" for deal_id, ps in periods.items())
+        label = "; ".join(
+            f"{deal_id} {ps[0]}..{ps[-1]} ({len(ps)} periods)" for deal_id, ps in periods.items()
+        )
     print(f"{job.name}: {label}", flush=True)
     result = job.execute_in_process(
         instance=instance, run_config=run_config, tags=tags, raise_on_error=False

@@ -307,7 +307,10 @@ def test_a_failing_period_withholds_its_certificate_and_every_later_one(built_wa
     counts = write_reports(copy, tmp_path / "reports")
     assert counts["certificates_withheld"] == len(periods) - 5
     page = (
-        tmp_path / "reports" / DEAL_ID / "certificates"
+        tmp_path
+        / "reports"
+        / DEAL_ID
+        / "certificates"
         / f"certificate_{gate[5].distribution_date}.html"
     )
     assert "Withheld" in page.read_text() and "$" not in page.read_text()

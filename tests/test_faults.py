@@ -329,7 +329,9 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     # 5. a restatement that cannot be read: rejected, named with its file, row and field, and
     # recorded in the published warehouse; the delivery loaded before stands, so does every
     # certificate
-    before = query(tmp_path / "warehouse.duckdb", "select * from quality.certificate_gate order by all")
+    before = query(
+        tmp_path / "warehouse.duckdb", "select * from quality.certificate_gate order by all"
+    )
     broken = deliveries(inputs) / periods[7] / "loan_status.csv"
     broken.write_bytes(broken.read_bytes()[: broken.stat().st_size // 2])
     fifth = run(env, "--period", periods[7])
@@ -341,4 +343,9 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
         "select scope, status from raw.deliveries where status = 'rejected'",
     )
     assert rejected == [(periods[7], "rejected")]
-    assert [g[:4] for g in query(tmp_path / "warehouse.duckdb", "select * from quality.certificate_gate order by all")] == [g[:4] for g in before]
+    assert [
+        g[:4]
+        for g in query(
+            tmp_path / "warehouse.duckdb", "select * from quality.certificate_gate order by all"
+        )
+    ] == [g[:4] for g in before]

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from conftest import DEAL_ID, deliveries
 
 from dagster_project.business_calendar import period_for_collection_month

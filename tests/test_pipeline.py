@@ -23,7 +23,8 @@ def test_warehouse_holds_the_schedule_and_every_monthly_tape(built_warehouse):
         ]
         assert periods == delivered
         count, balance = con.execute(
-            "select count(*), sum(principal_balance) from raw.receivable_schedule where deal_id = ?",
+            "select count(*), sum(principal_balance) from raw.receivable_schedule "
+            "where deal_id = ?",
             [DEAL_ID],
         ).fetchone()
         assert str(balance) == "1050000018.44"
@@ -42,9 +43,12 @@ def test_warehouse_holds_the_schedule_and_every_monthly_tape(built_warehouse):
                 [DEAL_ID, period],
             ).fetchone()[0]
             assert digest == manifest["files"]["loan_status"]["sha256"]
-            assert digest == sha256(deliveries(built_warehouse["input"]) / period / "loan_status.csv")
+            assert digest == sha256(
+                deliveries(built_warehouse["input"]) / period / "loan_status.csv"
+            )
         target = con.execute(
-            "select overcollateralization_target_amount from intermediate.int_waterfall__period_inputs "
+            "select overcollateralization_target_amount "
+            "from intermediate.int_waterfall__period_inputs "
             "where deal_id = ? and period_number = 1",
             [DEAL_ID],
         ).fetchone()[0]

@@ -1,6 +1,7 @@
 """The rendered documents: a certificate and a statement (HTML and PDF) for every Distribution Date,
 the performance report's plots; the PDF pages are rendered to images and read back."""
 
+import shutil
 from decimal import Decimal
 
 import duckdb
@@ -90,3 +91,27 @@ def test_performance_report_has_every_plot(reports):
     assert performance.count("data:image/png;base64,") == 7
     for title in ("Pool Balance and Note Balances", "Delinquency", "Cumulative net loss", "CPR"):
         assert title in performance
+
+
+def test_a_document_that_did_not_change_keeps_its_published_pdf(
+    built_warehouse, tmp_path, monkeypatch
+):
+    from dagster_project.reports import writer
+
+    published = built_warehouse["reports"]
+    rendered = []
+    real = writer.render_pdf
+    monkeypatch.setattr(
+        writer, "render_pdf", lambda doc, path: (rendered.append(path), real(doc, path))
+    )
+    stem = f"{DEAL_ID}/certificates/certificate_2015-11-16"
+    changed = tmp_path / "published"
+    shutil.copytree(published, changed)
+    (changed / f"{stem}.html").write_text("an earlier version", encoding="utf-8")
+    counts = writer.write_reports(built_warehouse["published"], tmp_path / "out", published=changed)
+    assert counts["certificates"] > 1
+    assert rendered == [tmp_path / "out" / f"{stem}.pdf"]  # only the page that differs
+    for pdf in (tmp_path / "out").rglob("*.pdf"):
+        if pdf in rendered or pdf.parent.name == "auditor":  # the auditor report: each run
+            continue
+        assert pdf.read_bytes() == (published / pdf.relative_to(tmp_path / "out")).read_bytes()

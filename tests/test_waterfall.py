@@ -45,7 +45,8 @@ def certificate(con) -> dict:
 def period_dicts(con) -> list[dict]:
     """The waterfall's pool inputs as the reference takes them (Decimal, calendar fields)."""
     rows = con.execute(
-        "select * exclude (deal_id, collection_period) from intermediate.int_waterfall__period_inputs "
+        "select * exclude (deal_id, collection_period) "
+        "from intermediate.int_waterfall__period_inputs "
         "where deal_id = ? order by period_number",
         [DEAL.deal_id],
     )
@@ -292,7 +293,8 @@ def test_stress_scenarios_match_the_reference(reported_model_runner, scenario):
 
     con = reported_model_runner.run(load, up_to="rpt_servicer_certificate")
     expected = waterfall.run(
-        DEAL, reference_periods([{k: v for k, v in r.items() if k != "deal_id"} for r in rows]),
+        DEAL,
+        reference_periods([{k: v for k, v in r.items() if k != "deal_id"} for r in rows]),
         reference_state(opening),
     )
     for date, values in expected.items():

@@ -47,7 +47,9 @@ def _raw(name: str, description: str, **kwargs) -> dg.AssetSpec:
 
 def _has_tapes(con, deal_id: str) -> bool:
     return table_exists(con, "raw", "loan_status") and bool(
-        con.execute("select count(*) from raw.loan_status where deal_id = ?", [deal_id]).fetchone()[0]
+        con.execute("select count(*) from raw.loan_status where deal_id = ?", [deal_id]).fetchone()[
+            0
+        ]
     )
 
 
@@ -170,7 +172,11 @@ def _tape_specs() -> list[dg.AssetSpec]:
             "Period.",
             deps=inputs,
         ),
-        _raw("payment_transactions", "Monthly payment transactions, per trust and Collection Period.", deps=inputs),
+        _raw(
+            "payment_transactions",
+            "Monthly payment transactions, per trust and Collection Period.",
+            deps=inputs,
+        ),
         _raw(
             "deliveries",
             "The delivery ledger: every delivered file of every trust (its SHA-256), loaded, "
@@ -201,9 +207,7 @@ def monthly_tapes(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
     valid = [(deal_id, period) for deal_id, period in keys if deal_id in deals]
     # a run the inbox sensor launched reads its delivery where it landed (one partition)
     landed = context.run.tags.get("caot/delivery_dir") if len(valid) == 1 else None
-    folders = {
-        deal_id: trust_dir(warehouse.inputs, deal_id) / "deliveries" for deal_id, _ in valid
-    }
+    folders = {deal_id: trust_dir(warehouse.inputs, deal_id) / "deliveries" for deal_id, _ in valid}
     if landed:
         folders = {valid[0][0]: Path(landed).parent}
     with warehouse.connect() as con:

@@ -121,7 +121,9 @@ def inbox_decisions(deals: list[Deal], launched: set[str], loaded: set[str]):
                 out.append((folder, None, None, str(error)))
                 continue
             absent = [kind for kind, path in files.items() if not path.exists()]
-            empty = [kind for kind, path in files.items() if path.exists() and path.stat().st_size == 0]
+            empty = [
+                kind for kind, path in files.items() if path.exists() and path.stat().st_size == 0
+            ]
             if absent or empty:
                 what = ", ".join([f"missing {k}" for k in absent] + [f"empty {k}" for k in empty])
                 out.append((folder, None, None, f"{folder}: incomplete, {what}"))
@@ -129,7 +131,9 @@ def inbox_decisions(deals: list[Deal], launched: set[str], loaded: set[str]):
             digest = "+".join(sha256(files[kind]) for kind in sorted(files))
             fingerprint = f"{deal.deal_id}|{period}|{digest}"
             if fingerprint in launched or fingerprint in loaded:
-                out.append((folder, None, fingerprint, f"{folder}: duplicate of a delivery already run"))
+                out.append(
+                    (folder, None, fingerprint, f"{folder}: duplicate of a delivery already run")
+                )
                 continue
             out.append((folder, key(deal.deal_id, period), fingerprint, None))
     unknown = sorted(

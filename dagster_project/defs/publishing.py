@@ -40,7 +40,8 @@ def headline_figures(con) -> dict:
         "from marts.fct_distribution_date as dates "
         "inner join quality.certificate_gate as gate using (deal_id, distribution_date) "
         "where gate.is_publishable "
-        "qualify row_number() over (partition by dates.deal_id order by dates.period_number desc) = 1"
+        "qualify row_number() over "
+        "(partition by dates.deal_id order by dates.period_number desc) = 1"
     ).fetchall()
     for deal_id, *values in rows:
         for name, value in zip(HEADLINE, values, strict=True):
@@ -77,7 +78,7 @@ def publication(context: dg.AssetExecutionContext, warehouse: WarehouseResource)
     out = reports_dir()
 
     def build(folder):
-        counts = write_reports(warehouse.work, folder, data_docs_index())
+        counts = write_reports(warehouse.work, folder, data_docs_index(), published=out)
         warehouse_files.publish(warehouse.work, warehouse.published)
         return counts
 

@@ -104,7 +104,9 @@ def eligibility_register(context: dg.AssetExecutionContext, warehouse: Warehouse
         )
 
 
-CRITERIA = sorted({(representation, column) for column, representation, _rule, _also in SERVICING_MEASURES})
+CRITERIA = sorted(
+    {(representation, column) for column, representation, _rule, _also in SERVICING_MEASURES}
+)
 
 
 def _check_name(column: str) -> str:
@@ -150,7 +152,8 @@ def certificate_gate(context: dg.AssetExecutionContext, warehouse: WarehouseReso
             "certificates_withheld": len(withheld),
             "withheld": dg.MetadataValue.md(
                 "\n".join(
-                    f"- {g.deal_id} {g.distribution_date}: {g.withheld_reason}" for g in withheld[:30]
+                    f"- {g.deal_id} {g.distribution_date}: {g.withheld_reason}"
+                    for g in withheld[:30]
                 )
                 or "none"
             ),

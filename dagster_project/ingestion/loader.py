@@ -188,7 +188,9 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results) -> None:
             if not changed:
                 continue
             stage = stage_table(schema.kind)
-            ids = [(*key, _delivery_id(schema.kind, key, hashes[key][schema.kind])) for key in changed]
+            ids = [
+                (*key, _delivery_id(schema.kind, key, hashes[key][schema.kind])) for key in changed
+            ]
             con.execute(
                 "create or replace temp table delivery_ids "
                 "(deal_id varchar, scope varchar, delivery_id varchar)"
@@ -201,7 +203,8 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results) -> None:
                 )
             else:
                 con.execute(
-                    f"delete from {schema.table} where deal_id in (select deal_id from delivery_ids)"
+                    f"delete from {schema.table} "
+                    "where deal_id in (select deal_id from delivery_ids)"
                 )
             casts = ", ".join(f'cast(stage."{c.name}" as {c.type})' for c in schema.columns)
             scope = "stage.scope, " if schema.per_period else ""
@@ -230,7 +233,8 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results) -> None:
                 "insert into raw.deliveries values "
                 "(?, ?, ?, ?, ?, ?, ?, 'loaded', 0, null, ?, null)",
                 [
-                    (delivery_id, deal_id, schema.kind, scope_, str(paths[(deal_id, scope_)][schema.kind]),
+                    (delivery_id, deal_id, schema.kind, scope_,
+                     str(paths[(deal_id, scope_)][schema.kind]),
                      hashes[(deal_id, scope_)][schema.kind], counts.get((deal_id, scope_), 0), now)
                     for deal_id, scope_, delivery_id in ids
                 ],

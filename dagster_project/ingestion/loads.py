@@ -119,7 +119,10 @@ def load_tapes(
     reported as not delivered."""
     report = LoadReport()
     pending: list[Delivery] = []
-    calendars = {deal_id: {p.collection_period: p for p in payment_periods(deal)} for deal_id, deal in deals.items()}
+    calendars = {
+        deal_id: {p.collection_period: p for p in payment_periods(deal)}
+        for deal_id, deal in deals.items()
+    }
     for deal_id, key in keys:
         deal = deals[deal_id]
         period = calendars[deal_id].get(key)

@@ -125,7 +125,9 @@ def _reader(suffix: str) -> str:
     )
 
 
-CSV_ERROR = re.compile(r"CSV Error on Line: (\d+).*?Expected Number of Columns: (\d+) Found: (\d+)", re.S)
+CSV_ERROR = re.compile(
+    r"CSV Error on Line: (\d+).*?Expected Number of Columns: (\d+) Found: (\d+)", re.S
+)
 
 
 def _read_error(path: Path, names: list[str], error: duckdb.Error) -> Finding:
@@ -364,14 +366,14 @@ def tape_consistency_checks(con) -> str:
     )
     has_loaded = table_exists(con, "raw", "loan_status")
     loaded = (
-        f"union all select deal_id, collection_period, \"assetNumber\", \"{end}\", \"{begin}\" "
+        f'union all select deal_id, collection_period, "assetNumber", "{end}", "{begin}" '
         "from raw.loan_status as loaded where not exists (select 1 from stage_periods as batch "
         "where batch.deal_id = loaded.deal_id and batch.scope = loaded.collection_period)"
         if has_loaded
         else ""
     )
     known = (
-        f"(select deal_id, scope, \"assetNumber\", {_money(end)} as ending, "
+        f'(select deal_id, scope, "assetNumber", {_money(end)} as ending, '
         f"{_money(begin)} as beginning from {table} {loaded})"
     )
     has_rows = (
@@ -445,7 +447,9 @@ def tape_consistency_checks(con) -> str:
         -- a tape with no rows is a delivery only once no receivable is outstanding
         select period.deal_id, period.scope, null, null, 'file has a header but no rows, while '
             || count(*) || ' receivables were outstanding at the end of '
-            || any_value(case when period.is_first then 'the Cutoff Date' else period.previous_scope end),
+            || any_value(
+                case when period.is_first then 'the Cutoff Date' else period.previous_scope end
+            ),
             null
         from stage_periods as period
         left join {known} as prior
@@ -453,7 +457,8 @@ def tape_consistency_checks(con) -> str:
             and prior.ending > 0 and not period.is_first
         left join raw.receivable_schedule as schedule
             on schedule.deal_id = period.deal_id and period.is_first
-        where not {has_rows} and (prior."assetNumber" is not null or schedule.receivable_id is not null)
+        where not {has_rows}
+            and (prior."assetNumber" is not null or schedule.receivable_id is not null)
         group by period.deal_id, period.scope
     """
 

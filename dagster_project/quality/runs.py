@@ -54,7 +54,9 @@ order by deal_id, period_number
 """
 
 
-def validate_servicing(con, gx_root: Path | None = None) -> tuple[list[Outcome], list[store.GateRow]]:
+def validate_servicing(
+    con, gx_root: Path | None = None
+) -> tuple[list[Outcome], list[store.GateRow]]:
     """Run the servicing-criteria suite on marts.rpt_servicing_criteria (every trust at once);
     write its results and the certificate gate."""
     frame = con.execute(observations.SERVICING_CRITERIA).df()

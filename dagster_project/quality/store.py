@@ -212,9 +212,7 @@ def certificate_gate(
             reason = f"withheld because {earlier}, whose state it carries, is withheld"
         elif reason:
             first_problem[period.deal_id] = name
-        rows.append(
-            GateRow(period.deal_id, name, period.distribution_date, reason is None, reason)
-        )
+        rows.append(GateRow(period.deal_id, name, period.distribution_date, reason is None, reason))
     return rows
 
 

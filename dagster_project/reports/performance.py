@@ -152,7 +152,9 @@ select
 from marts.fct_distribution_date as dates
 inner join marts.fct_pool_period as pool
     on dates.deal_id = pool.deal_id and dates.period_number = pool.period_number
-cross join (select count(*) as receivables from marts.dim_receivable where deal_id = $deal_id) as cutoff
+cross join (
+    select count(*) as receivables from marts.dim_receivable where deal_id = $deal_id
+) as cutoff
 where dates.deal_id = $deal_id
 window by_date as (order by dates.period_number)
 order by dates.distribution_date
@@ -170,10 +172,20 @@ def write_performance(con, deal_id: str, trust_name: str, path: Path) -> None:
     for column in pool.columns:
         if column != "distribution_date":
             pool[column] = pool[column].astype(float)
-    paid = pool["count_begin"] - pool["receivables_outstanding"] - pool["receivables_defaulted"] - pool["receivables_purchased"]
+    paid = (
+        pool["count_begin"]
+        - pool["receivables_outstanding"]
+        - pool["receivables_defaulted"]
+        - pool["receivables_purchased"]
+    )
     pool["abs_speed"] = 100.0 * paid / pool["original_count"]
     pool["cpr"] = 100.0 * (1 - (1 - paid / pool["count_begin"].clip(lower=1)) ** 12)
-    pool["excess_spread_percent"] = 100.0 * 12 * pool["excess_collections"] / pool["beginning_pool_balance"].where(pool["beginning_pool_balance"] > 0)
+    pool["excess_spread_percent"] = (
+        100.0
+        * 12
+        * pool["excess_collections"]
+        / pool["beginning_pool_balance"].where(pool["beginning_pool_balance"] > 0)
+    )
     images = {key: draw(key, pool, notes) for key, _title in PLOTS}
     last = pool.iloc[-1]
     summary = [

@@ -62,21 +62,34 @@ def _page(title: str, body: str) -> str:
 
 
 class _Writer:
-    """Writes each document as HTML and PDF under `out`."""
+    """Writes each document as HTML and PDF under `out`. A document whose HTML is the same as in
+    the reports already published (`published`) takes that PDF as it is: both are rendered from
+    the same document, and a month changes only a few of them."""
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path, published: Path | None):
         self.out = out
+        self.published = published
 
     def __call__(self, document, stem: str) -> None:
         (self.out / stem).parent.mkdir(parents=True, exist_ok=True)
-        (self.out / f"{stem}.html").write_text(render_html(document), encoding="utf-8")
+        page = render_html(document)
+        (self.out / f"{stem}.html").write_text(page, encoding="utf-8")
+        if self.published is not None:
+            before = self.published / f"{stem}.html"
+            pdf = self.published / f"{stem}.pdf"
+            if pdf.exists() and before.exists() and before.read_text(encoding="utf-8") == page:
+                shutil.copyfile(pdf, self.out / f"{stem}.pdf")
+                return
         render_pdf(document, self.out / f"{stem}.pdf")
 
 
-def write_reports(warehouse: Path, out: Path, data_docs: Path | None = None) -> dict[str, int]:
+def write_reports(
+    warehouse: Path, out: Path, data_docs: Path | None = None, published: Path | None = None
+) -> dict[str, int]:
     """Every trust's documents from the warehouse file `warehouse` (read-only) into `out`, with a
     copy of the Great Expectations Data Docs site (`data_docs`: its index.html), so that every
-    link is relative and the folder can be copied or served."""
+    link is relative and the folder can be copied or served. `published`: the reports folder
+    published before, whose PDFs are kept for the documents that did not change."""
     out.mkdir(parents=True, exist_ok=True)
     if data_docs and data_docs.exists():
         shutil.copytree(data_docs.parent, out / "data_docs", dirs_exist_ok=True)
@@ -101,7 +114,8 @@ def write_reports(warehouse: Path, out: Path, data_docs: Path | None = None) -> 
             if deal_id not in gated:
                 rows.append((deal_id, trust_name, None))
                 continue
-            counts = _write_trust(con, deal_id, trust_name, out / deal_id, versions, data_docs)
+            write = _Writer(out / deal_id, published / deal_id if published else None)
+            counts = _write_trust(con, deal_id, trust_name, write, versions, data_docs)
             totals["certificates"] += counts["certificates"]
             totals["certificates_withheld"] += counts["certificates_withheld"]
             totals["trusts"] += 1
@@ -123,7 +137,7 @@ def _shelf_index(rows) -> str:
             )
             continue
         status = (
-            f'<span class="withheld">latest withheld</span>'
+            '<span class="withheld">latest withheld</span>'
             if counts["latest_withheld"]
             else '<span class="published">published</span>'
         )
@@ -142,20 +156,23 @@ def _shelf_index(rows) -> str:
     )
 
 
-def _write_trust(con, deal_id, trust_name, out: Path, versions, data_docs) -> dict:
+def _write_trust(con, deal_id, trust_name, write: _Writer, versions, data_docs) -> dict:
+    out = write.out
     periods = con.execute(
         "select calendar.distribution_date, calendar.determination_date, "
         "calendar.collection_period_start_date, calendar.collection_period_end_date, "
         "gate.is_publishable, gate.withheld_reason "
         "from staging.stg_deal__payment_calendar as calendar "
         "inner join quality.certificate_gate as gate "
-        "on calendar.deal_id = gate.deal_id and calendar.distribution_date = gate.distribution_date "
+        "on calendar.deal_id = gate.deal_id "
+        "and calendar.distribution_date = gate.distribution_date "
         "where calendar.deal_id = ? order by calendar.period_number",
         [deal_id],
     ).fetchall()
     lines = con.execute(
         "select distribution_date, line, label, value, kind, key, section, group_label "
-        "from marts.rpt_servicer_certificate where deal_id = ? order by distribution_date, line_order",
+        "from marts.rpt_servicer_certificate where deal_id = ? "
+        "order by distribution_date, line_order",
         [deal_id],
     ).fetchall()
     statements = con.execute(
@@ -164,7 +181,6 @@ def _write_trust(con, deal_id, trust_name, out: Path, versions, data_docs) -> di
         "order by distribution_date, item_order, detail_order",
         [deal_id],
     ).fetchall()
-    write = _Writer(out)
     by_date: dict = {}
     for date, line, label, value, kind, key, section, group in lines:
         by_date.setdefault(date, []).append(
@@ -187,7 +203,10 @@ def _write_trust(con, deal_id, trust_name, out: Path, versions, data_docs) -> di
         kept = history if not publishable else history[:-1]
         for version in kept:  # every earlier version stays readable
             old = [{**row, "value": version.values.get(row["line"])} for row in layout]
-            write(certificate_document(trust_name, period, old), _version_stem(distribution, version.version))
+            write(
+                certificate_document(trust_name, period, old),
+                _version_stem(distribution, version.version),
+            )
         if not publishable:
             counts["certificates_withheld"] += 1
             standing = history[-1] if history else None
@@ -218,13 +237,18 @@ def _write_trust(con, deal_id, trust_name, out: Path, versions, data_docs) -> di
                 (line, labels.get(line, ""), old, new)
                 for line, old, new in changes(history[-2], history[-1])
             ]
-            banner = restated_banner(history[-1].version, history[-1].published_at, history[-2], changed)
+            banner = restated_banner(
+                history[-1].version, history[-1].published_at, history[-2], changed
+            )
             document = replace(document, banner=banner)
             earlier = ", ".join(
                 f'<a href="{_version_stem(distribution, v.version)}.html">v{v.version}</a>'
                 for v in history[:-1]
             )
-            status = f'<span class="restated">restated, version {history[-1].version}</span> (earlier: {earlier})'
+            status = (
+                f'<span class="restated">restated, version {history[-1].version}</span> '
+                f"(earlier: {earlier})"
+            )
         write(document, certificate)
         items = [r[1:] for r in statements if r[0] == distribution]
         write(statement_document(trust_name, distribution, items), statement)
@@ -236,7 +260,8 @@ def _write_trust(con, deal_id, trust_name, out: Path, versions, data_docs) -> di
     write_performance(con, deal_id, trust_name, out / "performance.html")
     auditor = write_auditor_report(con, deal_id, trust_name, out / "auditor", data_docs)
     docs_link = (
-        f' <a href="{html.escape(os.path.relpath(data_docs, out))}">Great Expectations Data Docs</a>'
+        f' <a href="{html.escape(os.path.relpath(data_docs, out))}">'
+        "Great Expectations Data Docs</a>"
         if data_docs
         else ""
     )
@@ -246,7 +271,7 @@ def _write_trust(con, deal_id, trust_name, out: Path, versions, data_docs) -> di
     (out / "index.html").write_text(
         _page(
             trust_name,
-            f"<h1>{html.escape(trust_name)}</h1><nav><a href=\"../index.html\">all trusts</a>"
+            f'<h1>{html.escape(trust_name)}</h1><nav><a href="../index.html">all trusts</a>'
             '<a href="performance.html">deal performance</a>'
             f'<a href="auditor/index.html">auditor report</a>{docs_link}</nav>'
             "<h2>Distribution Dates</h2><table><tr><th>Distribution Date</th><th>status</th></tr>"
@@ -256,4 +281,9 @@ def _write_trust(con, deal_id, trust_name, out: Path, versions, data_docs) -> di
     )
     latest = max(index)[0] if index else None
     latest_withheld = bool(periods) and not periods[-1][4]
-    return {**counts, "breaches": auditor["breaches"], "latest_date": latest, "latest_withheld": latest_withheld}
+    return {
+        **counts,
+        "breaches": auditor["breaches"],
+        "latest_date": latest,
+        "latest_withheld": latest_withheld,
+    }

@@ -35,9 +35,7 @@ def certificate_from_files(inputs: Path) -> dict:
             actual_days=period.actual_days,
             thirty_360_days=period.thirty_360_days,
             initial_pool_balance=deal.initial_pool_balance,
-            index_rate=Decimal(
-                rates.get(str(period.distribution_date), {}).get("index_rate", "0")
-            ),
+            index_rate=Decimal(rates.get(str(period.distribution_date), {}).get("index_rate", "0")),
             collection_account_interest_amount=Decimal(
                 earned.get("collection_account_interest", "0")
             ),

@@ -119,41 +119,49 @@ pool_totals as (
 tape_measures as (
     -- the servicing criteria (Regulation AB Item 1122(d), Exhibit D) of rpt_servicing_criteria
     select
-        receivable_history.deal_id,
-        receivable_history.collection_period,
+        history.deal_id,
+        history.collection_period,
         count(*) as receivable_periods_tested,
-        count(*) filter (where not is_independently_recomputed) as not_recomputed_count,
+        count(*) filter (where not history.is_independently_recomputed)
+            as not_recomputed_count,
         -- 1122(d)(1)(v): the servicer's figures aggregate accurately: each receivable's ending
         -- balance is its beginning balance less principal, rebates and charge-off (zero once
         -- purchased), and it begins where the previous period ended
         count(*) filter (
-            where reported_ending_balance <> case
-                when reported_status = 'purchased' then 0
+            where history.reported_ending_balance <> case
+                when history.reported_status = 'purchased' then 0
                 -- after its charge-off a Defaulted Receivable has no balance: what it pays is
                 -- Liquidation Proceeds (Art. I), however the servicer books it
-                when reported_status in ('charged_off', 'liquidated') and reported_beginning_balance = 0 then 0
+                when
+                    history.reported_status in ('charged_off', 'liquidated')
+                    and history.reported_beginning_balance = 0
+                    then 0
                 else
-                    reported_beginning_balance - reported_principal_collected_amount
-                    - reported_rebate_amount - reported_charged_off_principal_amount
+                    history.reported_beginning_balance
+                    - history.reported_principal_collected_amount
+                    - history.reported_rebate_amount
+                    - history.reported_charged_off_principal_amount
             end
         ) as servicer_roll_forward_break_count,
         count(*) filter (
-            where reported_beginning_balance <> previous_reported_ending_balance
+            where history.reported_beginning_balance <> history.previous_reported_ending_balance
         ) as servicer_continuity_break_count,
         -- 1122(d)(4)(xiv): charge-offs recorded as Art. I "Defaulted Receivable" requires (120+
         -- days, repossessed and sold, or uncollectible; the Principal Balance at that period end)
         count(*) filter (
-            where reported_charged_off_principal_amount <> defaulted_principal_amount
+            where
+            history.reported_charged_off_principal_amount
+            <> history.defaulted_principal_amount
         ) as charge_off_mismatch_count,
         -- 3.2 (1122(d)(4)(vi)): extensions never carry a receivable past the Final Scheduled
         -- Maturity Date
         count(*) filter (
-            where receivable_history.maturity_date > deals.final_scheduled_maturity_date
+            where history.maturity_date > deals.final_scheduled_maturity_date
         ) as extension_beyond_final_date_count
-    from receivable_history
-    inner join deals on receivable_history.deal_id = deals.deal_id
-    where not receivable_history.is_earlier
-    group by receivable_history.deal_id, receivable_history.collection_period
+    from receivable_history as history
+    inner join deals on history.deal_id = deals.deal_id
+    where not history.is_earlier
+    group by history.deal_id, history.collection_period
 ),
 
 missing_receivables as (

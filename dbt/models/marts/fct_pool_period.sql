@@ -62,15 +62,18 @@ rolled as (
         cutoff.initial_pool_balance,
         coalesce(earnings.collection_account_interest_amount, 0) as collection_account_interest_amount,
         -- lines 12-14, weighted by the ending Principal Balance (none for an empty pool)
-        case when per_period.ending_pool_balance > 0 then
+        case
+            when per_period.ending_pool_balance > 0 then
             {{ from_cents(div_half_up('per_period.apr_weighted_cents',
                 to_cents('per_period.ending_pool_balance') ~ ' * 100')) }}
         end as weighted_average_coupon_percent,
-        case when per_period.ending_pool_balance > 0 then
+        case
+            when per_period.ending_pool_balance > 0 then
             {{ from_cents(div_half_up('per_period.original_term_weighted_cents * 100',
                 to_cents('per_period.ending_pool_balance'))) }}
         end as weighted_average_original_term,
-        case when per_period.ending_pool_balance > 0 then
+        case
+            when per_period.ending_pool_balance > 0 then
             {{ from_cents(div_half_up('per_period.remaining_term_weighted_cents * 100',
                 to_cents('per_period.ending_pool_balance'))) }}
         end as weighted_average_remaining_term

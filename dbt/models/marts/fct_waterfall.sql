@@ -24,7 +24,8 @@ step_rows as (
     select
         deal_id,
         period_number,
-        unnest(
+        -- the steps' structs unnested into their named columns (no alias to give)
+        unnest(  -- noqa: AL03
             from_json(
                 amounts -> '$.deal.payment_steps',
                 '[{"step_order": "INTEGER", "step": "VARCHAR", "funded_from": "VARCHAR", "due_cents": "HUGEINT", "paid_cents": "HUGEINT", "left_cents": "HUGEINT"}]'

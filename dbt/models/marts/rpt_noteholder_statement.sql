@@ -12,10 +12,6 @@ notes as (
     select * from {{ ref('fct_note_distribution') }}
 ),
 
-deals as (
-    select * from {{ ref('stg_deal__deals') }}
-),
-
 per_class as (
     select
         notes.deal_id,
@@ -74,66 +70,108 @@ delinquency as (
 ),
 
 per_date as (
+    -- UNPIVOT leaves out NULLs: the floating-rate items where no class floats, the tangible net
+    -- worth outside its reporting months
     unpivot (
         select
             deal_id,
             distribution_date,
-            priority_principal_distributable_amount::decimal(38, 10)
-                as "2|(ii)|Priority Principal Distributable Amount|money",
-            secondary_principal_distributable_amount::decimal(38, 10)
-                as "3|(iii)|Secondary Principal Distributable Amount|money",
-            tertiary_principal_distributable_amount::decimal(38, 10)
-                as "4|(iv)|Tertiary Principal Distributable Amount|money",
-            quaternary_principal_distributable_amount::decimal(38, 10)
-                as "5|(v)|Quaternary Principal Distributable Amount|money",
-            regular_principal_distributable_amount::decimal(38, 10)
-                as "6|(vi)|Regular Principal Distributable Amount|money",
-            total_servicing_fee_amount::decimal(38, 10)
-                as "8|(viii)|Total Servicing Fee for the preceding Collection Period|money",
-            beginning_pool_balance::decimal(38, 10)
-                as "10|(x)|Pool Balance at the close of the preceding Collection Period|money",
-            ending_pool_balance::decimal(38, 10)
-                as "10|(x)|Pool Balance at the close of the related Collection Period|money",
-            reserve_account_ending_balance::decimal(38, 10)
-                as "11|(xi)|Reserve Account Amount after the distribution|money",
-            reserve_account_draw_amount::decimal(38, 10) as "12|(xii)|Reserve Account Draw Amount|money",
+            priority_principal_distributable_amount::decimal(38, 10) as priority_principal,
+            secondary_principal_distributable_amount::decimal(38, 10) as secondary_principal,
+            tertiary_principal_distributable_amount::decimal(38, 10) as tertiary_principal,
+            quaternary_principal_distributable_amount::decimal(38, 10) as quaternary_principal,
+            regular_principal_distributable_amount::decimal(38, 10) as regular_principal,
+            total_servicing_fee_amount::decimal(38, 10) as servicing_fee,
+            beginning_pool_balance::decimal(38, 10) as beginning_pool_balance,
+            ending_pool_balance::decimal(38, 10) as ending_pool_balance,
+            reserve_account_ending_balance::decimal(38, 10) as reserve_account,
+            reserve_account_draw_amount::decimal(38, 10) as reserve_draw,
             (purchase_principal_amount + purchase_finance_charge_amount)::decimal(38, 10)
-                as "13|(xiii)|Aggregate Purchase Amount of Receivables repurchased or purchased|money",
-            receivables_outstanding::decimal(38, 10) as "15|(xv)|Number of Receivables outstanding|count",
-            net_losses_amount::decimal(38, 10) as "16|(xvi)|Net Losses|money",
-            overcollateralization_target_amount::decimal(38, 10)
-                as "17|(xvii)|Overcollateralization Target Amount|money",
-            overcollateralization_amount::decimal(38, 10)
-                as "17|(xvii)|Pool Balance less Note Balance after the distribution|money",
-            available_collections_amount::decimal(38, 10) as "18|(xviii)|Available Collections|money",
-            excess_collections_amount::decimal(38, 10) as "19|(xix)|Excess Collections|money",
-            floating_note_rate::decimal(38, 10)
-                as "20|(xx)|Note Rate of the floating-rate class for the accrual period (percent)|rate",
-            index_rate::decimal(38, 10) as "21|(xxi)|Floating index for the accrual period (percent)|rate",
-            tangible_net_worth_amount::decimal(38, 10)
-                as "22|(xxii)|Consolidated Tangible Net Worth, Related Fiscal Quarter|money",
-            is_clean_up_call_eligible::integer::decimal(38, 10)
-                as "23|9.1(a)|Clean-up call: Pool Balance at most the clean-up share of the Cutoff Date Pool Balance|flag"
+                as purchase_amount,
+            receivables_outstanding::decimal(38, 10) as receivables_outstanding,
+            net_losses_amount::decimal(38, 10) as net_losses,
+            overcollateralization_target_amount::decimal(38, 10) as overcollateralization_target,
+            overcollateralization_amount::decimal(38, 10) as overcollateralization,
+            available_collections_amount::decimal(38, 10) as available_collections,
+            excess_collections_amount::decimal(38, 10) as excess_collections,
+            floating_note_rate::decimal(38, 10) as floating_note_rate,
+            index_rate::decimal(38, 10) as index_rate,
+            tangible_net_worth_amount::decimal(38, 10) as tangible_net_worth,
+            is_clean_up_call_eligible::integer::decimal(38, 10) as clean_up_call
         from dates
     )
     on columns(* exclude (deal_id, distribution_date))
-    into name item_key value amount
+    into name measure value amount
 ),
 
 per_date_items as (
     select
-        deal_id,
-        distribution_date,
-        split_part(item_key, '|', 1)::integer as item_order,
-        split_part(item_key, '|', 2) as item,
-        split_part(item_key, '|', 3) as description,
+        per_date.deal_id,
+        per_date.distribution_date,
+        items.item_order,
+        items.item,
+        items.description,
         null::varchar as class_id,
-        1 as detail_order,
-        split_part(item_key, '|', 4) as kind,
-        amount
+        items.detail_order,
+        items.kind,
+        per_date.amount
     from per_date
-    -- the floating-rate items exist only where a class floats
-    where amount is not null or split_part(item_key, '|', 4) <> 'rate'
+    inner join (
+        values
+        ('priority_principal', 2, '(ii)', 1, 'Priority Principal Distributable Amount', 'money'),
+        ('secondary_principal', 3, '(iii)', 1, 'Secondary Principal Distributable Amount', 'money'),
+        ('tertiary_principal', 4, '(iv)', 1, 'Tertiary Principal Distributable Amount', 'money'),
+        (
+            'quaternary_principal', 5, '(v)', 1, 'Quaternary Principal Distributable Amount',
+            'money'
+        ),
+        ('regular_principal', 6, '(vi)', 1, 'Regular Principal Distributable Amount', 'money'),
+        (
+            'servicing_fee', 8, '(viii)', 1,
+            'Total Servicing Fee for the preceding Collection Period', 'money'
+        ),
+        (
+            'beginning_pool_balance', 10, '(x)', 1,
+            'Pool Balance at the close of the preceding Collection Period', 'money'
+        ),
+        (
+            'ending_pool_balance', 10, '(x)', 2,
+            'Pool Balance at the close of the related Collection Period', 'money'
+        ),
+        ('reserve_account', 11, '(xi)', 1, 'Reserve Account Amount after the distribution', 'money'),
+        ('reserve_draw', 12, '(xii)', 1, 'Reserve Account Draw Amount', 'money'),
+        (
+            'purchase_amount', 13, '(xiii)', 1,
+            'Aggregate Purchase Amount of Receivables repurchased or purchased', 'money'
+        ),
+        ('receivables_outstanding', 15, '(xv)', 1, 'Number of Receivables outstanding', 'count'),
+        ('net_losses', 16, '(xvi)', 1, 'Net Losses', 'money'),
+        (
+            'overcollateralization_target', 17, '(xvii)', 1,
+            'Overcollateralization Target Amount', 'money'
+        ),
+        (
+            'overcollateralization', 17, '(xvii)', 2,
+            'Pool Balance less Note Balance after the distribution', 'money'
+        ),
+        ('available_collections', 18, '(xviii)', 1, 'Available Collections', 'money'),
+        ('excess_collections', 19, '(xix)', 1, 'Excess Collections', 'money'),
+        (
+            'floating_note_rate', 20, '(xx)', 1,
+            'Note Rate of the floating-rate class for the accrual period (percent)', 'rate'
+        ),
+        ('index_rate', 21, '(xxi)', 1, 'Floating index for the accrual period (percent)', 'rate'),
+        (
+            'tangible_net_worth', 22, '(xxii)', 1,
+            'Consolidated Tangible Net Worth, Related Fiscal Quarter', 'money'
+        ),
+        (
+            'clean_up_call', 23, '9.1(a)', 1,
+            'Clean-up call: Pool Balance at most the clean-up share of the Cutoff Date Pool Balance',
+            'flag'
+        )
+    ) as items (measure, item_order, item, detail_order, description, kind)
+        on per_date.measure = items.measure
 ),
 
 final as (

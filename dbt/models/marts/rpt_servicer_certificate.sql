@@ -77,7 +77,7 @@ class_values as (
         )
         on columns(* exclude (deal_id, distribution_date, class_id))
         into name metric value amount
-    ) as by_class
+    )
 ),
 
 total_values as (
@@ -85,8 +85,10 @@ total_values as (
     select
         notes.deal_id,
         notes.distribution_date,
-        unnest(['class_balance_begin:total', 'class_balance_end:total', 'class_factor_begin:total',
-            'class_factor_end:total']) as key,
+        unnest([
+            'class_balance_begin:total', 'class_balance_end:total', 'class_factor_begin:total',
+            'class_factor_end:total'
+        ]) as key,
         unnest([
             sum(notes.beginning_balance)::decimal(38, 10),
             sum(notes.ending_balance)::decimal(38, 10),
