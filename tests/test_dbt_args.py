@@ -7,7 +7,7 @@ from dagster_project.transformation.dbt_args import build_args, rebuild_window
 
 
 def test_a_run_without_partitions_rebuilds_everything():
-    assert build_args(None) == ["build", "--full-refresh"]
+    assert build_args(None) == ["build", "--full-refresh", "--exclude", "test_type:unit"]
 
 
 def test_a_run_recomputes_each_trust_from_its_first_period_of_the_run():
@@ -25,4 +25,6 @@ def test_one_partition_is_one_trust_and_one_period():
         "build",
         "--vars",
         '{"rebuild_from": {"caot-2015-4": "2016-06"}}',
+        "--exclude",
+        "test_type:unit",
     ]

@@ -1,0 +1,46 @@
+"""dbt's unit tests (dbt/models/**/_*unit_tests.yml: the waterfall's steps worked by hand) pass on
+the built warehouse, and one of them fails when its expectation is wrong."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+DBT = str(Path(sys.executable).parent / "dbt")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _dbt_unit_tests(project: Path, warehouse: Path, scratch: Path) -> subprocess.CompletedProcess:
+    copy = scratch / "warehouse.duckdb"
+    shutil.copyfile(warehouse, copy)  # the unit tests read the parents' column types
+    return subprocess.run(
+        [DBT, "test", "--select", "test_type:unit", "--target-path", str(scratch / "target"),
+         "--log-path", str(scratch / "logs")],
+        cwd=project,
+        env={**os.environ, "CAOT_WAREHOUSE_WORK": str(copy)},
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+
+
+def test_the_dbt_unit_tests_pass(built_warehouse, tmp_path):
+    result = _dbt_unit_tests(ROOT / "dbt", built_warehouse["published"], tmp_path)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "PASS=7 " in result.stdout and "ERROR=0" in result.stdout
+
+
+def test_a_wrong_expectation_fails(built_warehouse, tmp_path):
+    project = tmp_path / "dbt"
+    shutil.copytree(ROOT / "dbt", project, ignore=shutil.ignore_patterns("target", "logs"))
+    tests = project / "models" / "intermediate" / "_waterfall_unit_tests.yml"
+    spec = yaml.safe_load(tests.read_text())
+    first = spec["unit_tests"][0]
+    first["expect"]["rows"][0]["balance_end_cents"] += 1  # one cent off
+    spec["unit_tests"] = [first]
+    tests.write_text(yaml.safe_dump(spec))
+    result = _dbt_unit_tests(project, built_warehouse["published"], tmp_path)
+    assert result.returncode == 1
+    assert "actual differs from expected" in result.stdout.replace("\x1b", "") or "FAIL 1" in result.stdout
