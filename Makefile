@@ -14,7 +14,7 @@ export DO_NOT_TRACK := 1
 export UV_COMPILE_BYTECODE := 1
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: install run test lint docs bench clean lock
+.PHONY: install run dev test lint docs bench clean lock
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,12 +25,16 @@ $(STAMP): requirements.lock pyproject.toml
 
 install: $(STAMP)
 
-dbt/target/manifest.json: $(STAMP) $(shell find dbt/models dbt/macros dbt/tests -type f 2>/dev/null) dbt/dbt_project.yml
+dbt/target/manifest.json: $(STAMP) $(shell find dbt/models dbt/macros dbt/tests dbt/seeds -type f 2>/dev/null) dbt/dbt_project.yml
 	cd dbt && ../$(BIN)/dbt parse --quiet
 
 run: $(STAMP) dbt/target/manifest.json
 	$(BIN)/python -m dagster_project.generator --if-absent
 	$(BIN)/python -m dagster_project.pipeline --wait 600
+
+# The Dagster UI and daemon (schedule, sensor, queued runs) on http://127.0.0.1:3000.
+dev: $(STAMP) dbt/target/manifest.json
+	$(BIN)/dagster dev -h 127.0.0.1 -p 3000
 
 test: lint
 	$(BIN)/python -m pytest

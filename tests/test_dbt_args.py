@@ -28,3 +28,21 @@ def test_one_partition_is_one_trust_and_one_period():
         "--exclude",
         "test_type:unit",
     ]
+
+
+def test_only_the_newest_dbt_run_folders_are_kept(tmp_path):
+    import os
+
+    from dagster_project.defs.transformation import prune_run_folders
+
+    for age in range(5):
+        folder = tmp_path / f"warehouse_models-run{age}-abc"
+        folder.mkdir()
+        os.utime(folder, (1_000_000 - age, 1_000_000 - age))  # run0 the newest
+    (tmp_path / "manifest.json").write_text("{}")  # dbt's own files stay
+    prune_run_folders(tmp_path, "warehouse_models", keep=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "manifest.json",
+        "warehouse_models-run0-abc",
+        "warehouse_models-run1-abc",
+    ]

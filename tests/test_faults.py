@@ -349,3 +349,24 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
             tmp_path / "warehouse.duckdb", "select * from quality.certificate_gate order by all"
         )
     ] == [g[:4] for g in before]
+
+
+def test_a_warehouse_of_an_earlier_layout_is_a_clear_error_and_left_as_it_was(inputs, tmp_path):
+    env = pipeline_env(inputs, tmp_path)
+    work = tmp_path / "work" / "warehouse.duckdb"
+    work.parent.mkdir(parents=True)
+    with warehouse_files.connect(work) as con:  # raw tables keyed by period only, no trust
+        con.execute("create schema raw")
+        con.execute(
+            "create table raw.deliveries (delivery_id varchar, file_kind varchar, scope varchar, "
+            "file_path varchar, sha256 varchar, row_count bigint, status varchar)"
+        )
+        con.execute("insert into raw.deliveries values ('d1', 'loan_status', '2015-10', 'x', "
+                    "'abc', 5, 'loaded')")  # fmt: skip
+    result = run(env, "--period", "2015-10")
+    printed = result.stdout + result.stderr
+    assert result.returncode == 1, printed[-3000:]
+    assert "raw.deliveries in the warehouse has other columns than this version writes" in printed
+    assert "missing: deal_id" in printed and "Move the warehouse files aside" in printed
+    assert query(work, "select count(*) from raw.deliveries") == [(1,)]
+    assert not (tmp_path / "warehouse.duckdb").exists()  # nothing published

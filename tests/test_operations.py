@@ -1,7 +1,6 @@
 """The monthly schedule on Determination Dates, the inbox sensor, runs launched from the inbox."""
 
 import datetime as dt
-import json
 import shutil
 import zoneinfo
 
@@ -18,7 +17,6 @@ from dagster_project.defs.orchestration import (
     determination_date_schedule,
     determination_run,
     inbox_decisions,
-    loaded_fingerprints,
 )
 from dagster_project.partitions import key
 
@@ -105,21 +103,26 @@ def _deliver(small_deal, inbox, period: str, files=("loan_status", "payment_tran
     return target
 
 
-def _decision(folder, launched=frozenset(), loaded=frozenset()):
-    (found,) = [d for d in inbox_decisions([DEAL], set(launched), set(loaded)) if d[0] == folder]
+def _decision(folder):
+    (found,) = [d for d in inbox_decisions([DEAL]) if d[0] == folder]
     return found
 
 
-def test_a_complete_new_delivery_launches_its_partition_once(small_deal, inbox):
+def test_a_complete_delivery_launches_its_partition_once_per_contents(small_deal, inbox):
     folder = _deliver(small_deal, inbox, "2016-03")
     result = orchestration.monthly_delivery_sensor(dg.build_sensor_context())
     assert len(result) == 1
     assert result[0].partition_key == key(DEAL_ID, "2016-03")
     assert result[0].tags[DELIVERY_TAG] == str(folder)
-    # the next tick, with the cursor the first one left, reports a duplicate and runs nothing
-    cursor = json.dumps([_decision(folder)[2]])
-    again = orchestration.monthly_delivery_sensor(dg.build_sensor_context(cursor=cursor))
-    assert isinstance(again, dg.SkipReason) and "duplicate" in again.skip_message
+    # the next tick asks for the same run key, which Dagster launches only once
+    again = orchestration.monthly_delivery_sensor(dg.build_sensor_context())
+    assert [r.run_key for r in again] == [result[0].run_key]
+    # a corrected file for that period is new contents: a restatement, another run
+    path = folder / "payment_transactions.csv"
+    path.write_text(path.read_text().replace("\n", "\r\n", 1))
+    corrected = orchestration.monthly_delivery_sensor(dg.build_sensor_context())
+    assert corrected[0].run_key != result[0].run_key
+    assert corrected[0].partition_key == result[0].partition_key
 
 
 def test_an_incomplete_delivery_is_reported_not_run(small_deal, inbox):
@@ -138,16 +141,6 @@ def test_an_incomplete_delivery_is_reported_not_run(small_deal, inbox):
     assert "notes: the folder name is not a Collection Period" in message
     assert "2017-07 (resent): the folder name is not a Collection Period" in message
     assert "caot-1999-1: not a trust of the shelf" in message
-
-
-def test_a_delivery_already_loaded_is_a_duplicate(small_deal, inbox, built_warehouse):
-    folder = _deliver(small_deal, inbox, "2016-06")
-    loaded = loaded_fingerprints(built_warehouse["published"])
-    assert "duplicate" in _decision(folder, loaded=loaded)[3]
-    # a corrected file for that period is new: a restatement, and it is launched
-    path = folder / "payment_transactions.csv"
-    path.write_text(path.read_text().replace("\n", "\r\n", 1))
-    assert _decision(folder, loaded=loaded)[3] is None
 
 
 def test_a_run_launched_from_the_inbox_loads_the_files_where_they_landed(

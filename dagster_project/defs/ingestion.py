@@ -24,7 +24,6 @@ from dagster_project.ingestion.loads import (
 )
 from dagster_project.partitions import TRUST_PERIODS, run_partitions
 from dagster_project.resources import WarehouseResource
-from dagster_project.warehouse import table_exists
 
 ACCEPT_DEAL_CHANGES = "caot/accept_deal_changes"  # run tag: apply changed deal files
 
@@ -46,11 +45,9 @@ def _raw(name: str, description: str, **kwargs) -> dg.AssetSpec:
 
 
 def _has_tapes(con, deal_id: str) -> bool:
-    return table_exists(con, "raw", "loan_status") and bool(
-        con.execute("select count(*) from raw.loan_status where deal_id = ?", [deal_id]).fetchone()[
-            0
-        ]
-    )
+    return con.execute(
+        "select count(*) > 0 from raw.loan_status where deal_id = ?", [deal_id]
+    ).fetchone()[0]
 
 
 # (the specs are built where they are used: a module-level spec would be collected as a second
@@ -74,6 +71,7 @@ def deal_terms(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     deals = run_trusts(context, warehouse)
     accepted = context.run.tags.get(ACCEPT_DEAL_CHANGES) == "true"
     with warehouse.connect() as con:
+        ensure_tables(con)  # every raw table, as this version writes it (or a clear error)
         changed = {d.deal_id: term_changes(con, d) for d in deals if _has_tapes(con, d.deal_id)}
         changed = {deal_id: found for deal_id, found in changed.items() if found}
         if changed and not accepted:

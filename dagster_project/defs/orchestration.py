@@ -15,7 +15,6 @@ run coordinator of dagster_home/dagster.yaml runs one at a time), in one process
 """
 
 import datetime as dt
-import json
 
 import dagster as dg
 
@@ -26,7 +25,6 @@ from dagster_project.defs.ingestion import monthly_tapes
 from dagster_project.ingestion.deliveries import delivered_periods, inbox_dir, tape_files
 from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.partitions import TRUST_PERIODS, box_tags, key
-from dagster_project.warehouse import published_path
 
 TIMEZONE = "America/New_York"
 DELIVERY_TAG = "caot/delivery_dir"
@@ -80,33 +78,10 @@ def determination_date_schedule(context: dg.ScheduleEvaluationContext):
     return determination_run(load_shelf(), context.scheduled_execution_time.date())
 
 
-def loaded_fingerprints(published) -> set[str]:
-    """Fingerprints ("deal|period|sha+sha") of the tapes loaded in the published warehouse."""
-    import duckdb
-
-    if not published.exists():
-        return set()
-    try:
-        con = duckdb.connect(str(published), read_only=True)
-    except duckdb.Error:
-        return set()
-    try:
-        rows = con.execute(
-            "select deal_id, scope, string_agg(sha256, '+' order by file_kind) from raw.deliveries "
-            "where status = 'loaded' and file_kind in ('loan_status', 'payment_transactions') "
-            "group by deal_id, scope"
-        ).fetchall()
-    except duckdb.Error:
-        return set()
-    finally:
-        con.close()
-    return {f"{deal_id}|{scope}|{digest}" for deal_id, scope, digest in rows}
-
-
-def inbox_decisions(deals: list[Deal], launched: set[str], loaded: set[str]):
-    """(folder, partition key, fingerprint, problem) for every delivery folder in the inbox:
-    launched when complete (the period's files present and not empty) and new (not the same
-    bytes as a delivery already launched or loaded); anything else is reported, not run."""
+def inbox_decisions(deals: list[Deal]):
+    """(folder, partition key, SHA-256 of its files, problem) for every delivery folder in the
+    inbox: a complete delivery (the period's files present and not empty) is to be run; anything
+    else is reported, not run. Whether its files were loaded before is the loader's answer."""
     inbox = inbox_dir()
     out = []
     for deal in deals:
@@ -129,13 +104,7 @@ def inbox_decisions(deals: list[Deal], launched: set[str], loaded: set[str]):
                 out.append((folder, None, None, f"{folder}: incomplete, {what}"))
                 continue
             digest = "+".join(sha256(files[kind]) for kind in sorted(files))
-            fingerprint = f"{deal.deal_id}|{period}|{digest}"
-            if fingerprint in launched or fingerprint in loaded:
-                out.append(
-                    (folder, None, fingerprint, f"{folder}: duplicate of a delivery already run")
-                )
-                continue
-            out.append((folder, key(deal.deal_id, period), fingerprint, None))
+            out.append((folder, key(deal.deal_id, period), digest, None))
     unknown = sorted(
         child.name
         for child in (inbox.iterdir() if inbox.is_dir() else [])
@@ -155,24 +124,22 @@ def inbox_decisions(deals: list[Deal], launched: set[str], loaded: set[str]):
     "folders that are not a trust's Collection Period are reported, not run.",
 )
 def monthly_delivery_sensor(context: dg.SensorEvaluationContext):
-    launched = set(json.loads(context.cursor)) if context.cursor else set()
-    decisions = inbox_decisions(load_shelf(), launched, loaded_fingerprints(published_path()))
     requests, problems = [], []
-    for folder, partition_key, fingerprint, problem in decisions:
+    for folder, partition_key, digest, problem in inbox_decisions(load_shelf()):
         if problem:
             problems.append(problem)
-            if fingerprint not in launched:  # say it once per delivery
-                context.log.warning(problem)
             continue
+        # one run per partition and file contents: Dagster launches a run key once, so the same
+        # files are not run again and a corrected delivery (a restatement) is
         requests.append(
             dg.RunRequest(
-                run_key=f"inbox-{partition_key}-{fingerprint.rsplit('|', 1)[-1][:16]}",
+                run_key=f"inbox-{partition_key}-{digest}",
                 partition_key=partition_key,
                 tags={DELIVERY_TAG: str(folder)},
             )
         )
-        launched.add(fingerprint)
-    context.update_cursor(json.dumps(sorted(launched)))
     if requests:
+        for problem in problems:
+            context.log.warning(problem)
         return requests
-    return dg.SkipReason("; ".join(problems) if problems else "no new delivery in the inbox")
+    return dg.SkipReason("; ".join(problems) if problems else "no delivery in the inbox")

@@ -9,6 +9,8 @@ selection, which dagster-dbt hands to dbt as `--select` (the monthly job: everyt
 of the tapes, i.e. `source:raw.loan_status+`).
 """
 
+import shutil
+import sys
 from pathlib import Path
 
 import dagster as dg
@@ -17,8 +19,13 @@ from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_as
 from dagster_project.partitions import run_partitions
 from dagster_project.transformation.dbt_args import build_args
 
+# the dbt installed beside this interpreter (the project's .venv), whatever PATH says
+DBT_EXECUTABLE = str(Path(sys.executable).parent / "dbt")
+
+
+# The manifest is dbt's parse of the project, made by `make` before anything runs (the Makefile's
+# dbt/target/manifest.json); dagster-dbt's prepare_if_dev is not used: it runs `dbt` from PATH.
 DBT_PROJECT = DbtProject(project_dir=Path(__file__).resolve().parents[2] / "dbt")
-DBT_PROJECT.prepare_if_dev()
 
 
 class Translator(DagsterDbtTranslator):
@@ -33,4 +40,17 @@ class Translator(DagsterDbtTranslator):
 def warehouse_models(context: dg.AssetExecutionContext, dbt: DbtCliResource):
     args = build_args(run_partitions(context))
     context.log.info(f"dbt {' '.join(args)}")
-    yield from dbt.cli(args, context=context).stream()
+    invocation = dbt.cli(args, context=context)
+    yield from invocation.stream()
+    prune_run_folders(invocation.target_path.parent, context.op_execution_context.op.name)
+
+
+KEPT_RUN_FOLDERS = 12  # a year of monthly runs' dbt artifacts (run_results.json, compiled SQL)
+
+
+def prune_run_folders(target: Path, op_name: str, keep: int = KEPT_RUN_FOLDERS) -> None:
+    """dagster-dbt gives each invocation its own folder under dbt's target path
+    (<op>-<run>-<id>); keep the newest `keep` of this step's and delete the older ones."""
+    runs = sorted(target.glob(f"{op_name}-*"), key=lambda folder: folder.stat().st_mtime)
+    for folder in runs[: max(len(runs) - keep, 0)]:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -43,6 +43,14 @@ create table if not exists raw.quarantine (
 );
 """
 
+AUDIT_COLUMNS = {
+    "raw.deliveries": ["delivery_id", "deal_id", "file_kind", "scope", "file_path", "sha256",
+                       "row_count", "status", "finding_count", "first_finding", "loaded_at",
+                       "superseded_at"],
+    "raw.quarantine": ["delivery_id", "deal_id", "file_kind", "scope", "file_path", "row_number",
+                       "field", "reason", "value", "record", "quarantined_at"],
+}  # fmt: skip
+
 
 class IngestionError(Exception):
     """A delivery was rejected; `findings` name the file, row and field of each problem."""
@@ -73,10 +81,39 @@ def scope_columns(schema: FileSchema) -> str:
     return "deal_id varchar, delivery_id varchar"
 
 
+class WarehouseLayoutError(Exception):
+    """The warehouse's raw tables are not the ones this version writes (an older warehouse)."""
+
+
+def _check_columns(con, table: str, expected: list[str]) -> None:
+    schema_name, name = table.split(".")
+    actual = [
+        row[0]
+        for row in con.execute(
+            "select column_name from information_schema.columns "
+            "where table_schema = ? and table_name = ? order by ordinal_position",
+            [schema_name, name],
+        ).fetchall()
+    ]
+    if actual != expected:
+        missing = [c for c in expected if c not in actual]
+        extra = [c for c in actual if c not in expected]
+        raise WarehouseLayoutError(
+            f"{table} in the warehouse has other columns than this version writes (missing: "
+            f"{', '.join(missing) or 'none'}; not expected: {', '.join(extra) or 'none'}): it "
+            "was written by an earlier version. Move the warehouse files aside (the working and "
+            "the published one) and run again: every delivery is reloaded from the input folder."
+        )
+
+
 def ensure_table(con, schema: FileSchema) -> None:
     con.execute(AUDIT_DDL)
+    _check_columns(con, "raw.deliveries", AUDIT_COLUMNS["raw.deliveries"])
+    _check_columns(con, "raw.quarantine", AUDIT_COLUMNS["raw.quarantine"])
     columns = ", ".join(f'"{c.name}" {c.type}' for c in schema.columns)
     con.execute(f"create table if not exists {schema.table} ({scope_columns(schema)}, {columns})")
+    keys = [column.split()[0] for column in scope_columns(schema).split(", ")]
+    _check_columns(con, schema.table, keys + [c.name for c in schema.columns])
 
 
 def loaded_hashes(con, deal_id: str, scope: str) -> dict[str, str]:

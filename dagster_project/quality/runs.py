@@ -18,6 +18,15 @@ from dagster_project.quality.validation import Outcome, validate
 SERVICING_SUITE = "servicing_criteria"
 
 
+def schedule_loaded(con, deal: Deal) -> bool:
+    """Whether a Receivable Schedule of the trust is loaded (a trust reconciled from its published
+    certificates has none)."""
+    return (
+        con.execute(observations.SCHEDULE_DELIVERY, {"deal_id": deal.deal_id}).fetchone()
+        is not None
+    )
+
+
 def schedule_validated(con, deal: Deal) -> bool:
     """Whether the trust's loaded Receivable Schedule is the one its suites last ran on."""
     delivery = con.execute(observations.SCHEDULE_DELIVERY, {"deal_id": deal.deal_id}).fetchone()

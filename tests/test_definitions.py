@@ -1,0 +1,55 @@
+"""The Dagster definitions: Dagster's own check of the project layout passes from a shell that has
+not activated the virtual environment, and the product uses only public Dagster APIs."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_dg_check_defs_passes_without_the_environment_on_path(tmp_path):
+    env = {
+        "HOME": os.environ.get("HOME", str(tmp_path)),
+        "PATH": "/usr/bin:/bin",  # no dbt, no dagster on PATH: the definitions find their own
+        "DAGSTER_HOME": str(tmp_path),
+    }
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "dg"), "check", "defs"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "All definitions loaded successfully" in result.stdout + result.stderr
+
+
+def test_no_private_dagster_or_dbt_module_is_imported():
+    private = re.compile(r"^\s*(from|import)\s+(dagster|dagster_dbt|dbt)(\.\w+)*\._", re.M)
+    offenders = [
+        str(path.relative_to(ROOT))
+        for folder in ("dagster_project", "bench")
+        for path in (ROOT / folder).rglob("*.py")
+        if private.search(path.read_text()) or "dagster._" in path.read_text()
+    ]
+    assert offenders == []
+
+
+def test_the_jobs_the_ui_the_schedule_the_sensor_and_the_command_line_run():
+    from dagster_project.definitions import defs
+
+    definitions = defs()
+    assert {job.name for job in definitions.resolve_all_job_defs()} >= {
+        "monthly_servicing_run",
+        "rebuild_warehouse",
+    }
+    assert definitions.resolve_schedule_def("determination_date_schedule").job_name == (
+        "monthly_servicing_run"
+    )
+    assert definitions.resolve_sensor_def("monthly_delivery_sensor").job_name == (
+        "monthly_servicing_run"
+    )
