@@ -22,21 +22,8 @@ def round_cents(value: Decimal) -> Decimal:
     return value.quantize(CENT, rounding=ROUND_HALF_UP)
 
 
-def cents_to_decimal(cents: int) -> Decimal:
-    return Decimal(int(cents)).scaleb(-2)
-
-
 def decimal_to_cents(value: Decimal) -> int:
     quantized = to_decimal(value).quantize(CENT)
     if quantized != to_decimal(value):
         raise ValueError(f"{value} has fractions of a cent")
     return int(quantized.scaleb(2))
-
-
-def div_half_up(numerator: int, denominator: int) -> int:
-    """Integer division rounded half away from zero (matches the SQL macro div_half_up)."""
-    if denominator <= 0:
-        raise ValueError("denominator must be positive")
-    if numerator >= 0:
-        return (2 * numerator + denominator) // (2 * denominator)
-    return -((-2 * numerator + denominator) // (2 * denominator))

@@ -36,3 +36,44 @@
         on_schema_change='fail'
     ) }}
 {%- endmacro %}
+
+{#- True for the rows of the build's window, in any model (is_rebuilt is for the incremental
+    models' own SQL). -#}
+{% macro in_window(deal_column='deal_id', period_column='collection_period') -%}
+    {%- set window = var('rebuild_from', {}) -%}
+    {%- if window -%}
+        (
+        {%- for deal, period in window.items() %}
+            ({{ deal_column }} = '{{ deal }}' and {{ period_column }} >= '{{ period }}')
+            {{- ' or' if not loop.last }}
+        {%- endfor %}
+        )
+    {%- else -%}
+        true
+    {%- endif -%}
+{%- endmacro %}
+
+{#-
+    dbt's hook for a generic test's `where` config (dbt docs, "where"), extended: a test of a
+    model marked `meta: {tested_in_window: true}` (the loan-level models and the tapes' staging
+    views, one row per receivable and Collection Period) checks only the rows of the build's
+    window. The rows outside it are the ones the build kept; the build that wrote them tested
+    them. A build without the window (--full-refresh, a bare dbt build) tests every row.
+-#}
+{% macro get_where_subquery(relation) -%}
+    {%- set filters = [] -%}
+    {%- if config.get('where') -%}
+        {%- do filters.append(config.get('where')) -%}
+    {%- endif -%}
+    {%- for parent in model.depends_on.nodes -%}
+        {%- set node = graph.nodes.get(parent) -%}
+        {%- if node and node.alias == relation.identifier and node.config.meta.get('tested_in_window') -%}
+            {%- do filters.append(in_window()) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if filters -%}
+        {%- do return('(select * from ' ~ relation ~ ' where ' ~ filters | join(' and ') ~ ')') -%}
+    {%- else -%}
+        {%- do return(relation) -%}
+    {%- endif -%}
+{%- endmacro %}
