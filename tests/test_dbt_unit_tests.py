@@ -20,7 +20,9 @@ def _dbt_unit_tests(project: Path, warehouse: Path, scratch: Path) -> subprocess
         [DBT, "test", "--select", "test_type:unit", "--target-path", str(scratch / "target"),
          "--log-path", str(scratch / "logs")],
         cwd=project,
-        env={**os.environ, "CAOT_WAREHOUSE_WORK": str(copy)},
+        # make exports DBT_PROJECT_DIR: point it at the project under test
+        env={**os.environ, "CAOT_WAREHOUSE_WORK": str(copy), "DBT_PROJECT_DIR": str(project),
+             "DBT_PROFILES_DIR": str(project)},
         capture_output=True,
         text=True,
     )  # fmt: skip
