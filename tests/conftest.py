@@ -55,9 +55,9 @@ def pipeline_env(paths: dict) -> dict[str, str]:
     }
 
 
-def run_pipeline(paths: dict, *argv: str) -> int:
+def run_pipeline(paths: dict, *argv: str, jobs: list | None = None) -> int:
     """Run the real command line (its jobs, in-process) on the paths of `paths`, in a test
-    Dagster instance."""
+    Dagster instance; `jobs` receives the job name of each run it recorded."""
     import dagster as dg
 
     from dagster_project.pipeline import main
@@ -67,7 +67,10 @@ def run_pipeline(paths: dict, *argv: str) -> int:
     os.environ.update(env)
     try:
         with dg.instance_for_test() as instance:
-            return main(list(argv), instance=instance)
+            code = main(list(argv), instance=instance)
+            if jobs is not None:
+                jobs.extend(run.job_name for run in instance.get_runs())
+            return code
     finally:
         for key, value in saved.items():
             if value is None:

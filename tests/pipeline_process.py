@@ -100,3 +100,29 @@ def differences_from_a_full_build(work: Path, scratch: Path) -> dict[str, int]:
         return out
     finally:
         con.close()
+
+
+def run_here(env: dict, *args: str) -> subprocess.CompletedProcess:
+    """The command line's run in this process (the same jobs, without starting Python again),
+    under `env`, with what it prints captured."""
+    import contextlib
+    import io
+
+    import dagster as dg
+
+    from dagster_project.pipeline import main
+
+    saved = dict(os.environ)
+    out, err = io.StringIO(), io.StringIO()
+    os.environ.update(env)
+    try:
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            dg.DagsterInstance.get() as instance,
+        ):
+            code = main(list(args), instance=instance)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return subprocess.CompletedProcess(["pipeline", *args], code, out.getvalue(), err.getvalue())

@@ -37,19 +37,3 @@ def test_no_private_dagster_or_dbt_module_is_imported():
         if private.search(path.read_text()) or "dagster._" in path.read_text()
     ]
     assert offenders == []
-
-
-def test_the_jobs_the_ui_the_schedule_the_sensor_and_the_command_line_run():
-    from dagster_project.definitions import defs
-
-    definitions = defs()
-    assert {job.name for job in definitions.resolve_all_job_defs()} >= {
-        "monthly_servicing_run",
-        "rebuild_warehouse",
-    }
-    assert definitions.resolve_schedule_def("determination_date_schedule").job_name == (
-        "monthly_servicing_run"
-    )
-    assert definitions.resolve_sensor_def("monthly_delivery_sensor").job_name == (
-        "monthly_servicing_run"
-    )

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import DEAL_ID, deliveries
-from pipeline_process import differences_from_a_full_build, pipeline_env, query, run, start
+from pipeline_process import differences_from_a_full_build, pipeline_env, query, run_here, start
 
 from dagster_project import warehouse as warehouse_files
 from dagster_project.warehouse import PublishError, publish, publish_folder
@@ -173,7 +173,7 @@ def test_a_run_killed_mid_stage_is_completed_by_the_next_run(inputs, tmp_path, s
             with (deliveries(inputs) / scope / "loan_status.csv").open() as handle:
                 assert rows == sum(1 for _ in csv.DictReader(handle)), scope
     assert not (tmp_path / "warehouse.duckdb").exists()  # nothing was published
-    result = run(env)
+    result = run_here(env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert_consistent(tmp_path, inputs)
 
@@ -237,7 +237,7 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     shutil.move(deliveries(inputs) / late, held)
 
     # 1. a period missing: the ones after it are withheld, the ones before publish
-    first = run(env)
+    first = run_here(env)
     assert first.returncode == 0, first.stderr[-3000:]
     status = gate(tmp_path)
     assert [status[p] for p in periods[:8]] == [True] * 8
@@ -250,7 +250,7 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     # 2. it arrives late and runs alone (its partition, as the sensor launches it): everything
     # publishes, version 1 of every certificate, built incrementally from the late period on
     shutil.move(held, deliveries(inputs) / late)
-    second = run(env, "--period", late)
+    second = run_here(env, "--period", late)
     assert second.returncode == 0, second.stderr[-3000:]
     assert f'"rebuild_from": {{"{DEAL_ID}": "{late}"}}' in second.stdout + second.stderr
     assert_consistent(tmp_path, inputs)
@@ -265,7 +265,7 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     # 3. a restatement of a closed period: a new version, with what changed, the old one kept
     restated = periods[2]
     set_delinquency(deliveries(inputs) / restated / "loan_status.csv", 45)
-    third = run(env, "--period", restated)
+    third = run_here(env, "--period", restated)
     assert third.returncode == 0, third.stderr[-3000:]
     date = distribution_date(tmp_path, restated)
     versions = dict(
@@ -299,7 +299,7 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     rows = rates.read_text().splitlines()
     rows = [r.rsplit(",", 1)[0] + ",0.0123456" if f",{rate_date}," in r else r for r in rows]
     rates.write_text("\n".join(rows) + "\n")
-    market = run(env, "--period", periods[-1])
+    market = run_here(env, "--period", periods[-1])
     assert market.returncode == 0, market.stderr[-3000:]
     assert query(work, floating_interest, [rate_date]) != before
     assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
@@ -309,7 +309,7 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     # versions stand, the run says why
     bad = periods[5]
     shift_a_payment(deliveries(inputs) / bad / "payment_transactions.csv", "0.50")
-    fourth = run(env, "--period", bad)
+    fourth = run_here(env, "--period", bad)
     assert fourth.returncode == 0, fourth.stderr[-3000:]
     status = gate(tmp_path)
     assert [status[p] for p in periods] == [True] * 5 + [False] * (PERIODS - 5)
@@ -335,7 +335,7 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     )
     broken = deliveries(inputs) / periods[7] / "loan_status.csv"
     broken.write_bytes(broken.read_bytes()[: broken.stat().st_size // 2])
-    fifth = run(env, "--period", periods[7])
+    fifth = run_here(env, "--period", periods[7])
     printed = fifth.stdout + fifth.stderr
     assert fifth.returncode == 3, printed[-3000:]  # published, with a rejected delivery
     assert "rejected" in printed and str(broken) in printed and "row " in printed
@@ -364,10 +364,24 @@ def test_a_warehouse_of_an_earlier_layout_is_a_clear_error_and_left_as_it_was(in
         )
         con.execute("insert into raw.deliveries values ('d1', 'loan_status', '2015-10', 'x', "
                     "'abc', 5, 'loaded')")  # fmt: skip
-    result = run(env, "--period", "2015-10")
+    result = run_here(env, "--period", "2015-10")
     printed = result.stdout + result.stderr
     assert result.returncode == 1, printed[-3000:]
     assert "raw.deliveries in the warehouse has other columns than this version writes" in printed
     assert "missing: deal_id" in printed and "Move the warehouse files aside" in printed
     assert query(work, "select count(*) from raw.deliveries") == [(1,)]
     assert not (tmp_path / "warehouse.duckdb").exists()  # nothing published
+
+
+def test_a_first_run_without_the_first_period_withholds_everything_and_says_why(inputs, tmp_path):
+    env = pipeline_env(inputs, tmp_path)
+    later = delivered(inputs)[3]
+    result = run_here(env, "--period", later)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert f"no tape delivered for {delivered(inputs)[0]}" in result.stderr
+    assert query(
+        tmp_path / "warehouse.duckdb",
+        "select bool_or(is_publishable) from quality.certificate_gate",
+    ) == [(False,)]
+    performance = tmp_path / "reports" / DEAL_ID / "performance.html"
+    assert "none computed yet" in performance.read_text()

@@ -2,7 +2,6 @@
 
 import json
 
-import dagster as dg
 import duckdb
 from conftest import DEAL_ID, deliveries, run_pipeline
 
@@ -90,7 +89,7 @@ def test_no_obligor_name_or_street_address_reaches_any_model_or_quality_table(bu
             assert leaked == 0, (schema, table, column)
 
 
-def test_rerunning_the_pipeline_changes_no_loaded_row(built_warehouse):
+def test_rerunning_the_pipeline_changes_no_loaded_row_and_runs_the_monthly_job(built_warehouse):
     def snapshot():
         with duckdb.connect(str(built_warehouse["published"]), read_only=True) as con:
             return (
@@ -105,8 +104,11 @@ def test_rerunning_the_pipeline_changes_no_loaded_row(built_warehouse):
             )
 
     before = snapshot()
-    assert run_pipeline(built_warehouse) == 0
+    jobs = []
+    assert run_pipeline(built_warehouse, jobs=jobs) == 0
     assert snapshot() == before  # the same files: nothing loaded again, no new version
+    # the command line launches the job the UI, the schedule and the sensor run
+    assert jobs == ["monthly_servicing_run"]
 
 
 def test_every_dbt_test_is_an_asset_check_in_dagster():
@@ -118,30 +120,6 @@ def test_every_dbt_test_is_an_asset_check_in_dagster():
     manifest = json.loads((PROJECT_ROOT / "dbt" / "target" / "manifest.json").read_text())
     tests = {n["name"] for n in manifest["nodes"].values() if n["resource_type"] == "test"}
     assert tests == {key.name for key in warehouse_models.check_keys}
-
-
-def test_runs_show_under_their_job_names(built_warehouse):
-    """The command line launches the jobs the UI and the daemon run, not an ad hoc job."""
-    import os
-
-    from conftest import pipeline_env
-
-    from dagster_project.pipeline import main
-
-    env = pipeline_env(built_warehouse)
-    saved = {key: os.environ.get(key) for key in env}
-    os.environ.update(env)
-    try:
-        with dg.instance_for_test() as instance:
-            assert main(["--period", "2015-10"], instance=instance) == 0
-            jobs = {run.job_name for run in instance.get_runs()}
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    assert jobs == {"monthly_servicing_run"}
 
 
 def test_the_definitions_load_as_dagster_loads_them():

@@ -117,6 +117,7 @@ def render_performance(
         f'<h2>{html.escape(title)}</h2><img alt="{html.escape(title)}" '
         f'src="data:image/png;base64,{images[key]}">'
         for key, title in PLOTS
+        if key in images
     )
     return (
         '<!doctype html><html><head><meta charset="utf-8">'
@@ -163,6 +164,11 @@ order by dates.distribution_date
 
 def write_performance(con, deal_id: str, trust_name: str, path: Path) -> None:
     pool = con.execute(PERFORMANCE_SQL, {"deal_id": deal_id}).df()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if pool.empty:  # no Collection Period computed yet (the first tapes missing or rejected)
+        summary = [("Distribution Dates", "none computed yet: see the index for what is missing")]
+        path.write_text(render_performance(trust_name, {}, summary), encoding="utf-8")
+        return
     notes = con.execute(
         "select distribution_date, class_id, class_order, ending_balance::double as "
         "ending_balance, pool_factor::double as pool_factor from marts.fct_note_distribution "
@@ -194,5 +200,4 @@ def write_performance(con, deal_id: str, trust_name: str, path: Path) -> None:
         ("Pool Balance (last)", f"${last['ending_pool_balance']:,.2f}"),
         ("Cumulative net loss (last)", f"{last['cumulative_net_loss_percent']:.2f}%"),
     ]
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_performance(trust_name, images, summary), encoding="utf-8")
