@@ -435,26 +435,3 @@ def servicing_criteria_suite() -> Suite:
         "period_key",
         zero + measured,
     )
-
-
-def to_great_expectations(suite: Suite):
-    """The Great Expectations ExpectationSuite of `suite` (imports GE)."""
-    from dagster_project.quality.validation import great_expectations
-
-    gx = great_expectations()
-
-    expectations = []
-    for rule in suite.rules:
-        cls = getattr(gx.expectations, rule.expectation)
-        meta = {
-            "representation": rule.representation,
-            "also": list(rule.also),
-            "rule": rule.rule,
-            "blocking": rule.blocking,
-        }
-        if rule.tolerance:
-            meta["tolerance"] = rule.tolerance
-        expectations.append(cls(**rule.kwargs, meta=meta))
-    return gx.ExpectationSuite(
-        name=suite.name, expectations=expectations, meta={"subject": suite.subject}
-    )

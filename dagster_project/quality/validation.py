@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dagster_project.deal import PROJECT_ROOT
-from dagster_project.quality.suites import Rule, Suite, to_great_expectations
+from dagster_project.quality.suites import Rule, Suite
 
 DATA_SOURCE = "warehouse"
 OFFENDERS_KEPT = 100_000  # every offender is kept; this only bounds a runaway failure
@@ -64,6 +64,27 @@ def great_expectations():
     import great_expectations
 
     return great_expectations
+
+
+def to_great_expectations(suite: Suite):
+    """The Great Expectations ExpectationSuite of `suite`."""
+    gx = great_expectations()
+
+    expectations = []
+    for rule in suite.rules:
+        cls = getattr(gx.expectations, rule.expectation)
+        meta = {
+            "representation": rule.representation,
+            "also": list(rule.also),
+            "rule": rule.rule,
+            "blocking": rule.blocking,
+        }
+        if rule.tolerance:
+            meta["tolerance"] = rule.tolerance
+        expectations.append(cls(**rule.kwargs, meta=meta))
+    return gx.ExpectationSuite(
+        name=suite.name, expectations=expectations, meta={"subject": suite.subject}
+    )
 
 
 def prune_results(gx_root: Path, suite_name: str, keep: int) -> None:
