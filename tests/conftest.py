@@ -20,8 +20,10 @@ def _dbt_parse() -> None:
     subprocess.run([str(dbt), "parse", "--quiet"], cwd=DBT_DIR, check=True)
 
 
-# The dbt manifest must exist before dagster_project.definitions is imported (STACK.md trap 1).
-_dbt_parse()
+# The dbt manifest must exist before dagster_project.definitions is imported (STACK.md trap 1):
+# parsed once, by the main pytest process (before pytest-xdist starts its workers).
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    _dbt_parse()
 
 
 @pytest.fixture(scope="session")
