@@ -1,6 +1,7 @@
 """Shared fixtures: a small generated deal, and a warehouse built from it by the real pipeline."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,20 @@ def small_deal(tmp_path_factory) -> Path:
 
 def deliveries(inputs: Path, deal_id: str = DEAL_ID) -> Path:
     return inputs / deal_id / "deliveries"
+
+
+FIRST_YEAR = 12  # periods: the fault and restatement scenarios run on them, to stay short
+
+
+@pytest.fixture
+def inputs(small_deal, tmp_path) -> Path:
+    """The small deal's first year of deliveries."""
+    folder = tmp_path / "inputs"
+    shutil.copytree(small_deal, folder, ignore=shutil.ignore_patterns("deliveries"))
+    periods = sorted(p.name for p in deliveries(small_deal).iterdir())[:FIRST_YEAR]
+    for period in periods:
+        shutil.copytree(deliveries(small_deal) / period, deliveries(folder) / period)
+    return folder
 
 
 def python_output(code: str, timeout: float = 120) -> str:

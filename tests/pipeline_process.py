@@ -13,19 +13,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def pipeline_env(inputs: Path, folder: Path) -> dict:
     """The environment of a pipeline run on `inputs` with its own warehouse, reports, Great
-    Expectations project and Dagster instance under `folder`."""
-    home = folder / "dagster_home"
-    home.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
-    return {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "CAOT_INPUT_DIR": str(inputs),
-        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
-        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
-        "CAOT_REPORTS_DIR": str(folder / "reports"),
-        "CAOT_GX_DIR": str(folder / "gx"),
-    }
+    Expectations project and Dagster instance under `folder` (the benchmark's)."""
+    from bench.benchmark import isolated_environment
+
+    return isolated_environment(inputs, folder)
 
 
 def start(env: dict, *args: str) -> subprocess.Popen:

@@ -555,63 +555,44 @@ where amounts is not null
         from {{ dues }}
     ),
 
-    available_funds_dues as (
+    {#- each source pays its steps in the seed's order, the Reserve Account's excess after
+        Available Funds (its dues read what Available Funds paid) -#}
+    {%- set sources = [
+        ('available_funds', 'available_funds_cents', available_funds_steps),
+        ('reserve_excess', 'reserve_excess_cents', reserve_excess_steps),
+    ] %}
+    {%- for source, funds, source_steps in sources %}
+    {%- set before = 'due_amounts' if loop.first else 'after_' ~ sources[loop.index0 - 1][0] %}
+
+    {{ source }}_dues as (
         select
             {{ group_keys }},
-            available_funds_cents as source_cents,
+            {{ funds }} as source_cents,
             unnest([
-                {%- for step, due in available_funds_steps %}
+                {%- for step, due in source_steps %}
                     {'step': '{{ step }}', 'due': ({{ due }})::hugeint}{{ ',' if not loop.last }}
                 {%- endfor %}
             ]) as due_step
-        from due_amounts
+        from {{ before }}
     ),
 
-    available_funds_paid as (
-        {{ pay_in_order('available_funds_dues', steps, 'available_funds', group_keys) }}
+    {{ source }}_paid as (
+        {{ pay_in_order(source ~ '_dues', steps, source, group_keys) }}
     ),
 
-    after_available_funds as (
+    after_{{ source }} as (
         select
-            due_amounts.*,
-            {%- for step, _due in available_funds_steps %}
+            {{ before }}.*,
+            {%- for step, _due in source_steps %}
                 max(paid.paid_cents) filter (where paid.step = '{{ step }}') as {{ step }}_paid_cents,
             {%- endfor %}
-            list(paid.payment_step order by paid.step_order) as available_funds_steps
-        from due_amounts
-        inner join available_funds_paid as paid
-            on {% for key in keys %}due_amounts.{{ key }} = paid.{{ key }} and {% endfor %}due_amounts.period_number = paid.period_number
+            list(paid.payment_step order by paid.step_order) as {{ source }}_steps
+        from {{ before }}
+        inner join {{ source }}_paid as paid
+            on {% for key in keys %}{{ before }}.{{ key }} = paid.{{ key }} and {% endfor %}{{ before }}.period_number = paid.period_number
         group by all
-    ),
-
-    reserve_excess_dues as (
-        select
-            {{ group_keys }},
-            reserve_excess_cents as source_cents,
-            unnest([
-                {%- for step, due in reserve_excess_steps %}
-                    {'step': '{{ step }}', 'due': ({{ due }})::hugeint}{{ ',' if not loop.last }}
-                {%- endfor %}
-            ]) as due_step
-        from after_available_funds
-    ),
-
-    reserve_excess_paid as (
-        {{ pay_in_order('reserve_excess_dues', steps, 'reserve_excess', group_keys) }}
-    ),
-
-    after_reserve_excess as (
-        select
-            after_available_funds.*,
-            {%- for step, _due in reserve_excess_steps %}
-                max(paid.paid_cents) filter (where paid.step = '{{ step }}') as {{ step }}_paid_cents,
-            {%- endfor %}
-            list(paid.payment_step order by paid.step_order) as reserve_excess_steps
-        from after_available_funds
-        inner join reserve_excess_paid as paid
-            on {% for key in keys %}after_available_funds.{{ key }} = paid.{{ key }} and {% endfor %}after_available_funds.period_number = paid.period_number
-        group by all
-    )
+    ){{ ',' if not loop.last }}
+    {%- endfor %}
 
     select
         * exclude (available_funds_steps, reserve_excess_steps),

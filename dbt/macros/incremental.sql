@@ -12,16 +12,10 @@
     recomputed periods replace the same periods in the table.
 -#}
 
-{#- True for the rows this build recomputes. -#}
+{#- True for the rows this build recomputes (in an incremental model's own SQL). -#}
 {% macro is_rebuilt(deal_column='deal_id', period_column='collection_period') -%}
-    {%- set window = var('rebuild_from', {}) -%}
-    {%- if window and is_incremental() -%}
-        (
-        {%- for deal, period in window.items() %}
-            ({{ deal_column }} = '{{ deal }}' and {{ period_column }} >= '{{ period }}')
-            {{- ' or' if not loop.last }}
-        {%- endfor %}
-        )
+    {%- if is_incremental() -%}
+        {{ in_window(deal_column, period_column) }}
     {%- else -%}
         true
     {%- endif -%}
@@ -37,8 +31,7 @@
     ) }}
 {%- endmacro %}
 
-{#- True for the rows of the build's window, in any model (is_rebuilt is for the incremental
-    models' own SQL). -#}
+{#- True for the rows of the build's window (every row without the var). -#}
 {% macro in_window(deal_column='deal_id', period_column='collection_period') -%}
     {%- set window = var('rebuild_from', {}) -%}
     {%- if window -%}
