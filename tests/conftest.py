@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[1]
 DBT_DIR = ROOT / "dbt"
@@ -27,14 +28,32 @@ if "PYTEST_XDIST_WORKER" not in os.environ:
     _dbt_parse()
 
 
+def once_per_session(tmp_path_factory, name: str, make) -> Path:
+    """`make(folder)` runs once for the whole test session, also when pytest-xdist runs it on
+    several workers (the pattern of pytest-xdist's documentation: a file lock in the session's
+    common temporary folder); every worker then reads the same folder, which tests leave as made."""
+    common = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        common = common.parent  # the folder the workers' own temporary folders share
+    folder = common / name
+    with FileLock(str(folder) + ".lock"):
+        if not (folder / ".complete").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            (folder / ".complete").touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def small_deal(tmp_path_factory) -> Path:
     """The inputs folder of a small sample deal (the shelf layout: <inputs>/<deal_id>/...)."""
     from dagster_project.generator.__main__ import generate
 
-    out = tmp_path_factory.mktemp("deal") / "sample"
-    generate(out, receivables=SMALL_DEAL_RECEIVABLES, seed=7, progress=False)
-    return out
+    def make(folder: Path) -> None:
+        generate(folder / "sample", receivables=SMALL_DEAL_RECEIVABLES, seed=7, progress=False)
+
+    return once_per_session(tmp_path_factory, "small_deal", make) / "sample"
 
 
 def deliveries(inputs: Path, deal_id: str = DEAL_ID) -> Path:
@@ -109,10 +128,24 @@ def warehouse_paths(inputs: Path, folder: Path) -> dict:
 
 @pytest.fixture(scope="session")
 def built_warehouse(small_deal, tmp_path_factory) -> dict:
-    """Run the whole pipeline (ingestion, dbt build, publish) on the small deal."""
-    paths = warehouse_paths(small_deal, tmp_path_factory.mktemp("warehouse"))
-    assert run_pipeline(paths) == 0
-    return paths
+    """Run the whole pipeline (ingestion, dbt build, publish) on the small deal, once; tests
+    read it (a test that runs the pipeline again works on a copy: `copied_warehouse`)."""
+
+    def make(folder: Path) -> None:
+        assert run_pipeline(warehouse_paths(small_deal, folder)) == 0
+
+    return warehouse_paths(small_deal, once_per_session(tmp_path_factory, "built", make))
+
+
+def copied_warehouse(built: dict, folder: Path) -> dict:
+    """A private copy of the built warehouse, its reports and its validation results."""
+    for key in ("work", "published"):
+        if built[key].exists():
+            shutil.copyfile(built[key], folder / built[key].name)
+    for key in ("reports", "gx"):
+        if built[key].exists():
+            shutil.copytree(built[key], folder / built[key].name)
+    return warehouse_paths(built["input"], folder)
 
 
 @pytest.fixture(scope="session")

@@ -64,7 +64,7 @@ def distribution_date(folder: Path, period: str):
 
 
 @pytest.mark.slow
-def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
+def test_a_missing_period_then_its_late_delivery_and_a_restated_market_input(inputs, tmp_path):
     env = pipeline_env(inputs, tmp_path)
     periods = delivered(inputs)
     late = periods[8]
@@ -97,7 +97,34 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     work = tmp_path / "work" / "warehouse.duckdb"
     assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
 
-    # 3. a restatement of a closed period: a new version, with what changed, the old one kept
+    # 3. a restated market input (the floating index of the last period): the floating class's
+    # interest follows, and the warehouse equals a build from scratch
+    rate_date = distribution_date(tmp_path, periods[-1])
+    floating_interest = (
+        "select monthly_interest_amount from marts.fct_note_distribution "
+        "where class_id = 'A-2b' and distribution_date = ?"
+    )
+    before = query(work, floating_interest, [rate_date])
+    rates = inputs / DEAL_ID / "index_rates.csv"
+    rows = rates.read_text().splitlines()
+    rows = [r.rsplit(",", 1)[0] + ",0.0123456" if f",{rate_date}," in r else r for r in rows]
+    rates.write_text("\n".join(rows) + "\n")
+    market = run_here(env, "--period", periods[-1])
+    assert market.returncode == 0, market.stderr[-3000:]
+    assert query(work, floating_interest, [rate_date]) != before
+    assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
+
+
+@pytest.mark.slow
+def test_restatements_good_bad_and_unreadable(inputs, tmp_path):
+    env = pipeline_env(inputs, tmp_path)
+    periods = delivered(inputs)
+    first = run_here(env)
+    assert first.returncode == 0, first.stderr[-3000:]
+    reports = tmp_path / "reports" / DEAL_ID
+    work = tmp_path / "work" / "warehouse.duckdb"
+
+    # 1. a restatement of a closed period: a new version, with what changed, the old one kept
     restated = periods[2]
     set_delinquency(deliveries(inputs) / restated / "loan_status.csv", 45)
     third = run_here(env, "--period", restated)
@@ -119,27 +146,9 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
         [restated],
     )
     assert superseded == [(1,)]  # the earlier delivery stays, with its hash and load time
-    # (its periods are compared with a build from scratch after step 4, which recomputes only
-    # from a later period)
+    # (its periods are compared with a build from scratch after step 2)
 
-    # 3b. a restated market input (the floating index of the last period): the floating class's
-    # interest follows, and the warehouse equals a build from scratch
-    rate_date = distribution_date(tmp_path, periods[-1])
-    floating_interest = (
-        "select monthly_interest_amount from marts.fct_note_distribution "
-        "where class_id = 'A-2b' and distribution_date = ?"
-    )
-    before = query(work, floating_interest, [rate_date])
-    rates = inputs / DEAL_ID / "index_rates.csv"
-    rows = rates.read_text().splitlines()
-    rows = [r.rsplit(",", 1)[0] + ",0.0123456" if f",{rate_date}," in r else r for r in rows]
-    rates.write_text("\n".join(rows) + "\n")
-    market = run_here(env, "--period", periods[-1])
-    assert market.returncode == 0, market.stderr[-3000:]
-    assert query(work, floating_interest, [rate_date]) != before
-    assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
-
-    # 4. a restatement whose balances do not follow the Simple Interest Method (a payment the
+    # 2. a restatement whose balances do not follow the Simple Interest Method (a payment the
     # servicer's balances do not reflect): withheld from that period on, the last published
     # versions stand, the run says why
     bad = periods[5]
@@ -162,7 +171,7 @@ def test_missing_late_restated_and_bad_periods(inputs, tmp_path):
     assert versions[date] == 1  # nothing withheld becomes a version
     assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
 
-    # 5. a restatement that cannot be read: rejected, named with its file, row and field, and
+    # 3. a restatement that cannot be read: rejected, named with its file, row and field, and
     # recorded in the published warehouse; the delivery loaded before stands, so does every
     # certificate
     before = query(
