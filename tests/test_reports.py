@@ -115,3 +115,38 @@ def test_a_document_that_did_not_change_keeps_its_published_pdf(
         if pdf in rendered or pdf.parent.name == "auditor":  # the auditor report: each run
             continue
         assert pdf.read_bytes() == (published / pdf.relative_to(tmp_path / "out")).read_bytes()
+
+
+def test_a_certificate_carries_its_notes_and_only_its_own(built_warehouse, reports):
+    """The 4.1(d) release (Section 2.8 of the Indenture not available: the literal reading) is
+    noted on the dates it happens, under the lines, in the HTML and the PDF; other dates have no
+    such note."""
+    con = duckdb.connect(str(built_warehouse["published"]), read_only=True)
+    released = {
+        d
+        for (d,) in con.execute(
+            "select distribution_date from marts.fct_distribution_date "
+            "where deal_id = ? and is_reserve_released_in_full",
+            [DEAL_ID],
+        ).fetchall()
+    }
+    noted = dict(
+        con.execute(
+            "select distribution_date, note from marts.rpt_certificate_notes "
+            "where deal_id = ? and section = '4.1(d)'",
+            [DEAL_ID],
+        ).fetchall()
+    )
+    dates = [d for (d,) in con.execute(
+        "select distribution_date from marts.fct_distribution_date where deal_id = ?", [DEAL_ID]
+    ).fetchall()]  # fmt: skip
+    con.close()
+    assert released, "the small deal's last dates release the Reserve Account (4.1(d))"
+    assert set(noted) == released
+    for date in dates:
+        page = (reports / "certificates" / f"certificate_{date}.html").read_text()
+        assert ("Section 4.1(d) applies" in page) == (date in released), date
+    date = min(released)
+    assert "Section 2.8 of the Indenture" in noted[date]
+    text, _ink = _pdf_text_and_ink(reports / "certificates" / f"certificate_{date}.pdf")
+    assert "Notes" in text and "Section 4.1(d) applies" in " ".join(text.split())

@@ -34,6 +34,7 @@ class Document:
     banner: tuple[str, ...] = ()  # shown above the rows (a restated certificate says what changed)
     column_titles: tuple[str, str] = ("", "")
     links: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (text, href)
+    notes: tuple[str, ...] = ()  # printed under the rows (marts.rpt_certificate_notes)
 
 
 def display(value: str | None, kind: str) -> str:
@@ -83,8 +84,11 @@ def _period_facts(period: dict) -> tuple[tuple[str, str], ...]:
     )
 
 
-def certificate_document(trust_name: str, period: dict, lines: list[dict]) -> Document:
-    """`lines`: rows of marts.rpt_servicer_certificate for one date, in line order."""
+def certificate_document(
+    trust_name: str, period: dict, lines: list[dict], notes: tuple[str, ...] = ()
+) -> Document:
+    """`lines`: rows of marts.rpt_servicer_certificate for one date, in line order; `notes`: the
+    date's rows of marts.rpt_certificate_notes."""
     rows: list[Row] = []
     section = None
     shown: set[str] = set()
@@ -127,6 +131,7 @@ def certificate_document(trust_name: str, period: dict, lines: list[dict]) -> Do
         subtitles=("CARMAX BUSINESS SERVICES, LLC", trust_name.upper()),
         facts=_period_facts(period),
         rows=tuple(rows),
+        notes=notes,
     )
 
 

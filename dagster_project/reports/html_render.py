@@ -19,6 +19,9 @@ th { text-align: right; font-weight: normal; font-style: italic; }
 p.notice { border: 2px solid #a40000; padding: 1em; }
 div.banner { border: 2px solid #b36b00; padding: 0.3em 1em; font-size: 0.9em; }
 div.banner p { margin: 0.2em 0; }
+div.notes { font-size: 0.85em; margin-top: 1.2em; max-width: 52em; }
+div.notes h3 { font-size: 1em; margin: 0 0 0.3em; }
+div.notes p { margin: 0.2em 0; }
 @media print { body { margin: 0; } }
 """
 
@@ -52,10 +55,18 @@ def render_html(document: Document) -> str:
         if document.banner
         else ""
     )
+    notes = (
+        '<div class="notes"><h3>Notes</h3>'
+        + "".join(f"<p>{number}. {e(note)}</p>" for number, note in enumerate(document.notes, 1))
+        + "</div>"
+        if document.notes
+        else ""
+    )
     body = (
         f'<p class="notice">{e(document.notice)}</p><p>{links}</p>'
         if document.notice
         else f'{banner}<table class="lines">{"".join(_row(r) for r in document.rows)}</table>'
+        + notes
     )
     title = f"{document.title} {document.facts[-1][1] if document.facts else ''}"
     return (

@@ -87,6 +87,12 @@ def render_pdf(document: Document, path: Path) -> Path:
         table = Table(data, colWidths=WIDTHS, repeatRows=0)
         table.setStyle(TableStyle(style))
         story.append(table)
+        if document.notes:
+            story += [Spacer(1, 8), Paragraph("Notes", SECTION)]
+            story += [
+                Paragraph(f"{number}. {escape(note)}", CELL)
+                for number, note in enumerate(document.notes, 1)
+            ]
     pdf = SimpleDocTemplate(
         str(path),
         pagesize=LETTER,

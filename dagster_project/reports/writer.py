@@ -181,6 +181,13 @@ def _write_trust(con, deal_id, trust_name, write: _Writer, versions, data_docs) 
         "order by distribution_date, item_order, detail_order",
         [deal_id],
     ).fetchall()
+    notes: dict = {}
+    for date, note in con.execute(
+        "select distribution_date, note from marts.rpt_certificate_notes where deal_id = ? "
+        "order by distribution_date, note_order",
+        [deal_id],
+    ).fetchall():
+        notes.setdefault(date, []).append(note)
     by_date: dict = {}
     for date, line, label, value, kind, key, section, group in lines:
         by_date.setdefault(date, []).append(
@@ -229,7 +236,9 @@ def _write_trust(con, deal_id, trust_name, write: _Writer, versions, data_docs) 
             )  # fmt: skip
             continue
         counts["certificates"] += 1
-        document = certificate_document(trust_name, period, layout)
+        document = certificate_document(
+            trust_name, period, layout, tuple(notes.get(distribution, ()))
+        )
         status = '<span class="published">published</span>'
         if len(history) > 1:
             labels = {row["line"]: row["label"] for row in layout}
