@@ -113,6 +113,8 @@ MONTH = st.fixed_dictionaries(
         ),
         # purchases weighted up: the Purchase Amount split (lines 3, 17c) needs many examples
         "status": st.sampled_from(["current"] * 5 + ["purchased"] * 2 + ["charged_off"]),
+        # a Simple Interest Advance (4.4) in cents: none, within or beyond what 4.4(a) allows
+        "advance": st.sampled_from([0, 0, 0, 1, 2_500, 40_000]),
     }
 )
 RECEIVABLE = st.fixed_dictionaries(
@@ -165,6 +167,7 @@ def build_scenario(receivables):
                     "currentDelinquencyStatus": str(month["days_past_due"]),
                     "repossessedIndicator": "true" if repossessed else "false",
                     "loanMaturityDate": str(CUTOFF + dt.timedelta(days=30 * drawn["term"])),
+                    "servicerAdvancedAmount": str(Decimal(month["advance"]).scaleb(-2)),
                 }
             )
             # payments keep coming after a default (Liquidation Proceeds) or a purchase (excluded)
@@ -272,6 +275,14 @@ def test_loan_level_models_match_the_reference_on_generated_lifecycles(model_run
     ).fetchall()
     for period, *figures in pool:
         assert dict(zip(names, figures, strict=True)) == expected.pool[period], period
+    over_limit = dict(
+        con.execute(
+            "select collection_period, count(*) filter (where is_advance_over_limit) "
+            "from intermediate.int_receivable_period__simple_interest_advances group by 1"
+        ).fetchall()
+    )
+    for period, count in expected.advance_exceptions.items():
+        assert over_limit.get(period, 0) == count, period
     con.close()
 
 
@@ -341,4 +352,65 @@ def test_payments_after_a_default_are_liquidation_proceeds_and_after_a_purchase_
     expected = compute_rows(schedule, periods)
     assert expected.receivables[("D", second.collection_period)].liquidation == hundred
     assert expected.receivables[("P", second.collection_period)].liquidation == zero
+    con.close()
+
+
+def test_simple_interest_advances_are_limited_reimbursed_and_written_off_by_hand(model_runner):
+    """Hand-worked 4.4 and 4.2. A and B: $10,000.00 at 6%, interest paid to 2015-09-30.
+    October (31 days) both are 10 days past due and pay nothing: 4.4(a) allows the interest
+    scheduled for the period, 10,000 x 0.06 x 31 / 365 = $50.96 (half up); the Servicer advances
+    $50.96 on A (allowed) and $60.00 on B (beyond 4.4(a): an exception). Line 21 = $110.96.
+    November: A pays $30.00 and B $200.00 on the 10th; the Servicer retains $30.00 and $60.00
+    (4.2): line 21 = -$90.00, A still owes $20.96. December: A defaults (120 days) with nothing
+    received: its $20.96 is an Unreimbursed Servicer Advance (line 27)."""
+    first, second, third = PERIODS[:3]
+    schedule = [
+        {"receivable_id": rid, "apr": "0.060000", "principal_balance": "10000.00",
+         "last_payment_date": "2015-09-30", "original_term": "60"}
+        for rid in ("A", "B")
+    ]  # fmt: skip
+    late = {"currentDelinquencyStatus": "10", "loanStatus": "delinquent"}
+    periods = [
+        (first.collection_period,
+         [_tape("A", first, servicerAdvancedAmount="50.96", **late),
+          _tape("B", first, servicerAdvancedAmount="60.00", **late)], []),
+        (second.collection_period,
+         [_tape("A", second, **late), _tape("B", second)],
+         [_payment("A", second, "30.00"), _payment("B", second, "200.00")]),
+        (third.collection_period,
+         [_tape("A", third, currentDelinquencyStatus="120", loanStatus="delinquent"),
+          _tape("B", third)], []),
+    ]  # fmt: skip
+    money = Decimal
+    expected = {
+        first.collection_period: (money("110.96"), money("0.00"), money("110.96"),
+                                  money("0.00"), money("110.96")),
+        second.collection_period: (money("0.00"), money("90.00"), money("-90.00"),
+                                   money("0.00"), money("20.96")),
+        third.collection_period: (money("0.00"), money("0.00"), money("0.00"),
+                                  money("20.96"), money("0.00")),
+    }  # fmt: skip
+    names = (
+        "simple_interest_advances_deposited_amount",
+        "simple_interest_advance_reimbursements_amount",
+        "simple_interest_advances_amount",
+        "unreimbursed_servicer_advances_amount",
+        "outstanding_simple_interest_advances_amount",
+    )
+    reference = compute_rows(schedule, periods)
+    for period, figures in expected.items():
+        assert tuple(reference.pool[period][name] for name in names) == figures, period
+    assert reference.advance_exceptions[first.collection_period] == 1
+    con = model_runner.run(loader(schedule, periods), up_to="fct_pool_period")
+    rows = con.execute(
+        f"select collection_period, {', '.join(names)} from marts.fct_pool_period order by 1"
+    ).fetchall()
+    assert {period: tuple(figures) for period, *figures in rows} == expected
+    limits = con.execute(
+        "select receivable_id, advance_limit_amount, is_advance_over_limit "
+        "from intermediate.int_receivable_period__simple_interest_advances "
+        "where collection_period = ? order by 1",
+        [first.collection_period],
+    ).fetchall()
+    assert limits == [("A", money("50.96"), False), ("B", money("50.96"), True)]
     con.close()

@@ -46,6 +46,9 @@ class PeriodTape:
     transactions: pd.DataFrame
 
 
+ADVANCE_EVERY = 4  # the Servicer makes Simple Interest Advances in every fourth Collection Period
+
+
 def _accrue(balance, apr_e6, days):
     """Simple interest for `days` days, rounded half up to the cent (Art. I)."""
     return div_half_up(balance * apr_e6 * np.maximum(days, 0), 365_000_000)
@@ -324,6 +327,16 @@ class PoolSimulation:
         self.status = np.where(purchased, STATUS_PURCHASED, self.status)
         self.balance = np.where(defaulted | purchased, 0, self.balance)
 
+        # Simple Interest Advances (4.4(a)), the Servicer's option, taken in every
+        # ADVANCE_EVERY-th Collection Period: for each receivable outstanding at the period end,
+        # not defaulted and past due, the interest scheduled for the period on its beginning
+        # balance less the interest received (the warehouse recomputes the limit and the
+        # reimbursements: int_receivable_period__simple_interest_advances)
+        advancing = period.period_number % ADVANCE_EVERY == 0
+        eligible = active & ~defaulted & ~purchased & (ending_balance > 0) & (dpd > 0)
+        scheduled = _accrue(begin_balance, self.apr, np.full(n, end - start + 1))
+        advance = np.where(eligible & advancing, np.maximum(scheduled - interest, 0), 0)
+
         recovery_row = was_defaulted_before & (gross > 0)
         in_tape = active | recovery_row
         idx = np.flatnonzero(in_tape)
@@ -332,7 +345,7 @@ class PoolSimulation:
             "interest": interest, "fees": fees_paid, "principal": principal,
             "rebate": rebate_amount, "status": end_status, "charged_off": charged_off,
             "gross": gross, "expense": expense, "purchase_amount": purchase_amount,
-            "extend": extend,
+            "extend": extend, "advance": advance,
         }  # fmt: skip
         loan_status = self._status_frame(idx, period, columns)
         liquidating = gross > 0
@@ -383,7 +396,7 @@ class PoolSimulation:
                 "interestPaidThroughDate": days(self.last_accrual[idx]),
                 "loanMaturityDate": days(self.maturity[idx]),
                 "remainingTermToMaturityNumber": np.maximum(self.term[idx] - self.paid[idx], 0),
-                "servicerAdvancedAmount": np.zeros(len(idx), dtype=np.int64),
+                "servicerAdvancedAmount": columns["advance"][idx],
             }
         )
 

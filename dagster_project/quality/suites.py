@@ -400,6 +400,9 @@ SERVICING_MEASURES = (
      "Indenture 2.8(d)", ()),
     ("reserve_roll_forward_difference_cents", "1122(d)(4)(xv)", "the Reserve Account rolls "
      "forward exactly (4.7)", ()),
+    ("advance_exception_count", "1122(d)(2)(iii)", "Simple Interest Advances only as 4.4(a) "
+     "allows: none on a Defaulted Receivable, none above the interest scheduled and not "
+     "received", ("4.4",)),
 )  # fmt: skip
 
 

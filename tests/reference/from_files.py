@@ -42,7 +42,6 @@ def certificate_from_files(inputs: Path) -> dict:
             reserve_investment_earnings_amount=Decimal(
                 earned.get("reserve_account_investment_earnings", "0")
             ),
-            simple_interest_advances_amount=Decimal("0"),
         )
         periods.append(row)
     return waterfall.run(deal, periods)

@@ -96,6 +96,7 @@ class ReceivablePeriod:
 class Deal:
     receivables: dict = field(default_factory=dict)  # (id, period) -> ReceivablePeriod
     pool: dict = field(default_factory=dict)  # period -> dict of figures
+    advance_exceptions: dict = field(default_factory=dict)  # period -> advances beyond 4.4(a)
 
 
 def bucket(days: int) -> str:
@@ -117,6 +118,43 @@ def months_between(start: dt.date, end: dt.date) -> int:
 def weighted(total: Decimal, weights: Decimal) -> Decimal | None:
     """A weighted average to the cent; none for an empty pool (the certificate prints N/A)."""
     return (total / weights).quantize(CENT, ROUND_HALF_UP) if weights else None
+
+
+def _advances(row, record, account, rid, advanced, ended, totals, counts) -> None:
+    """4.4 and 4.2, one receivable-period, in the order things happen: the period's receipts
+    first reimburse the advance outstanding (the Servicer retains them, 4.2), then the Servicer
+    may advance at the period end, at most the interest scheduled for the period and not
+    received (4.4(a)), only on a receivable outstanding, not defaulted and past due. An advance
+    still unreimbursed when the receivable stops being outstanding is taken as unrecoverable
+    then (Art. I "Unreimbursed Servicer Advance"), paid in the waterfall; so is one made later."""
+    advance = Decimal(row.get("servicerAdvancedAmount") or "0")
+    eligible = record.ending_balance > 0 and int(row["currentDelinquencyStatus"]) > 0
+    limit = ZERO
+    if eligible:
+        days = _date(row["reportingPeriodEndingDate"]) - _date(row["reportingPeriodBeginningDate"])
+        scheduled = interest(record.beginning_balance, account.apr, days.days + 1)
+        limit = max(scheduled - record.interest, ZERO)
+    if advance > limit:
+        counts["advance_exceptions"] += 1
+    if rid in ended:  # deposited on a receivable already settled: unrecoverable at once
+        totals["advanced"] += advance
+        totals["unreimbursed"] += advance
+        return
+    received = (
+        record.interest + record.principal + record.rebate + record.liquidation
+        + record.purchase_principal + record.purchase_interest
+    )  # fmt: skip
+    owed = advanced.pop(rid, ZERO)
+    retained = min(owed, received)
+    owed += advance - retained
+    totals["advanced"] += advance
+    totals["retained"] += retained
+    if record.ending_balance == 0:
+        ended.add(rid)
+        totals["unreimbursed"] += owed
+    elif owed:
+        advanced[rid] = owed
+        totals["outstanding_advances"] += owed  # of the receivables on the period's tape
 
 
 def compute(folder: Path, defaulted_days: int = 120) -> Deal:
@@ -144,6 +182,8 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
         )
         terms[row["receivable_id"]] = int(row["original_term"])
     gone: dict[str, str] = {}  # receivable -> "default" or "purchase", from that period end
+    advanced: dict[str, Decimal] = {}  # Simple Interest Advances not yet reimbursed (4.4, 4.2)
+    ended: set[str] = set()  # receivables no longer outstanding: their advances are settled
     deal = Deal()
     beginning_pool = sum(a.balance for a in accounts.values())
     cumulative_net = ZERO
@@ -217,6 +257,7 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
                         totals["apr_weight"] += account.apr * 100 * account.balance
                         totals["term_weight"] += terms[rid] * account.balance
                         totals["remaining_weight"] += remaining * account.balance
+            _advances(row, record, account, rid, advanced, ended, totals, counts)
             deal.receivables[(rid, period)] = record
             totals["principal"] += record.principal + record.rebate
             totals["purchase"] += record.purchase_principal
@@ -261,7 +302,13 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
             "delinquent_31_60_count": counts["31-60"],
             "delinquent_61_90_count": counts["61-90"],
             "delinquent_91_plus_count": counts["91+"],
+            "simple_interest_advances_deposited_amount": totals["advanced"],
+            "simple_interest_advance_reimbursements_amount": totals["retained"],
+            "simple_interest_advances_amount": totals["advanced"] - totals["retained"],
+            "unreimbursed_servicer_advances_amount": totals["unreimbursed"],
+            "outstanding_simple_interest_advances_amount": totals["outstanding_advances"],
         }
+        deal.advance_exceptions[period] = counts["advance_exceptions"]
         beginning_pool = totals["ending"]
         cumulative_net += totals["defaulted"] - totals["liquidation"]
     return deal

@@ -64,9 +64,9 @@ deals as (
             pool_periods.collection_account_interest_amount,
             pool_periods.simple_interest_advances_amount,
             coalesce(earnings.reserve_investment_earnings_amount, 0) as reserve_investment_earnings_amount,
-            -- 4.4(b): the tapes carry no determination that an advance is unrecoverable; CarMax as
-            -- Servicer has no successor-servicer costs (8.2) or Additional Servicing Fee (Art. I)
-            0::decimal(18, 2) as unreimbursed_servicer_advances_amount,
+            pool_periods.unreimbursed_servicer_advances_amount,
+            -- CarMax as Servicer has no successor-servicer costs (8.2) or Additional Servicing Fee
+            -- (Art. I)
             0::decimal(18, 2) as transition_expenses_amount,
             0::decimal(18, 2) as indemnity_amounts_amount,
             0::decimal(18, 2) as additional_servicing_fee_amount,

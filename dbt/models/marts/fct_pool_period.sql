@@ -20,6 +20,19 @@ earnings as (
     select * from {{ ref('stg_trustee__account_earnings') }}
 ),
 
+advances as (
+    -- 4.4 and 4.2 per Collection Period (int_receivable_period__simple_interest_advances)
+    select
+        deal_id,
+        collection_period,
+        sum(simple_interest_advance_amount) as simple_interest_advances_deposited_amount,
+        sum(reimbursement_retained_amount) as simple_interest_advance_reimbursements_amount,
+        sum(unreimbursed_servicer_advance_amount) as unreimbursed_servicer_advances_amount,
+        sum(outstanding_advance_amount) as outstanding_simple_interest_advances_amount
+    from {{ ref('int_receivable_period__simple_interest_advances') }}
+    group by deal_id, collection_period
+),
+
 per_period as (
     -- only the Collection Periods the loan-level models computed: every earlier tape is loaded
     -- (int_collection_period__tape_status)
@@ -57,8 +70,23 @@ rolled as (
         per_period.*
         exclude (
             per_period.deal_id, per_period.collection_period, per_period.apr_weighted_cents,
-            per_period.original_term_weighted_cents, per_period.remaining_term_weighted_cents
+            per_period.original_term_weighted_cents, per_period.remaining_term_weighted_cents,
+            per_period.simple_interest_advances_amount
         ),
+        coalesce(advances.simple_interest_advances_deposited_amount, 0)
+            as simple_interest_advances_deposited_amount,
+        coalesce(advances.simple_interest_advance_reimbursements_amount, 0)
+            as simple_interest_advance_reimbursements_amount,
+        -- Exhibit A line 21: the advances deposited (4.4(a)) less what the Servicer retained from
+        -- the period's receipts to reimburse earlier ones (4.2; Art. I "Available Collections"
+        -- excludes those amounts, and line 19 reports the receipts whole)
+        coalesce(advances.simple_interest_advances_deposited_amount, 0)
+        - coalesce(advances.simple_interest_advance_reimbursements_amount, 0)
+            as simple_interest_advances_amount,
+        -- line 27: advances determined unrecoverable (Art. I "Unreimbursed Servicer Advance")
+        coalesce(advances.unreimbursed_servicer_advances_amount, 0) as unreimbursed_servicer_advances_amount,
+        coalesce(advances.outstanding_simple_interest_advances_amount, 0)
+            as outstanding_simple_interest_advances_amount,
         cutoff.initial_pool_balance,
         coalesce(earnings.collection_account_interest_amount, 0) as collection_account_interest_amount,
         -- lines 12-14, weighted by the ending Principal Balance (none for an empty pool)
@@ -81,6 +109,8 @@ rolled as (
     inner join calendar
         on per_period.deal_id = calendar.deal_id and per_period.collection_period = calendar.collection_period
     inner join cutoff on per_period.deal_id = cutoff.deal_id
+    left join advances
+        on per_period.deal_id = advances.deal_id and per_period.collection_period = advances.collection_period
     left join earnings
         on calendar.deal_id = earnings.deal_id and calendar.distribution_date = earnings.distribution_date
 ),

@@ -109,6 +109,18 @@ seniority as (
     group by junior.deal_id, junior.period_number
 ),
 
+advance_exceptions as (
+    -- 1122(d)(2)(iii): advances made as 4.4(a) allows (none on a Defaulted Receivable, none above
+    -- the interest scheduled and not received)
+    select
+        deal_id,
+        collection_period,
+        count(*) as advance_exception_count
+    from {{ ref('int_receivable_period__simple_interest_advances') }}
+    where is_advance_over_limit
+    group by deal_id, collection_period
+),
+
 final as (
     select
         -- ids
@@ -130,7 +142,8 @@ final as (
         waterfall_measures.sources_minus_uses_amount,
         waterfall_measures.available_funds_difference_amount,
         waterfall_measures.reserve_roll_forward_difference_amount,
-        coalesce(seniority.seniority_violation_count, 0) as seniority_violation_count
+        coalesce(seniority.seniority_violation_count, 0) as seniority_violation_count,
+        coalesce(advance_exceptions.advance_exception_count, 0) as advance_exception_count
     from period_totals
     inner join calendar
         on period_totals.deal_id = calendar.deal_id and period_totals.collection_period = calendar.collection_period
@@ -146,6 +159,10 @@ final as (
         on calendar.deal_id = waterfall_measures.deal_id and calendar.period_number = waterfall_measures.period_number
     left join seniority
         on calendar.deal_id = seniority.deal_id and calendar.period_number = seniority.period_number
+    left join advance_exceptions
+        on
+            period_totals.deal_id = advance_exceptions.deal_id
+            and period_totals.collection_period = advance_exceptions.collection_period
 )
 
 select * from final
