@@ -19,7 +19,6 @@ LINEAGE = {
     "17b": "liquidation_interest_amount",
     "17c": "purchase_interest_amount",
     "18b": "liquidation_principal_amount",
-    "21": "simple_interest_advance_amount",
 }
 
 
@@ -62,6 +61,31 @@ def test_every_pool_line_is_the_sum_of_its_receivable_rows(warehouse):
             [line],
         ).fetchall()
         assert wrong == [], line
+    # lines 21 and 27: the advances model's receivable rows (4.4, 4.2)
+    for line, expression in (
+        ("21", "simple_interest_advance_amount - reimbursement_retained_amount"),
+        ("27", "unreimbursed_servicer_advance_amount"),
+    ):
+        wrong = warehouse.execute(
+            f"""
+            with sums as (
+                select advances.deal_id, calendar.distribution_date, sum({expression}) as total
+                from intermediate.int_receivable_period__simple_interest_advances as advances
+                inner join staging.stg_deal__payment_calendar as calendar
+                    using (deal_id, collection_period)
+                group by all
+            )
+            select certificate.distribution_date, certificate.amount, sums.total
+            from marts.rpt_servicer_certificate as certificate
+            left join sums using (deal_id, distribution_date)
+            where certificate.line = ? and certificate.amount <> coalesce(sums.total, 0)
+            """,
+            [line],
+        ).fetchall()
+        assert wrong == [], line
+    assert warehouse.execute(
+        "select count(*) from marts.rpt_servicer_certificate where line = '21' and amount < 0"
+    ).fetchone()[0], "the small deal's advances are reimbursed in later periods"
     # line 75: the receivables' net losses summed, the excess if any (Art. I "Net Losses")
     wrong = warehouse.execute(
         """
