@@ -121,10 +121,10 @@ final as (
         {{ from_cents('retained_to_date_cents - coalesce(lag(retained_to_date_cents)
             over (partition by deal_id, receivable_id order by period_number), 0)') }}
             as reimbursement_retained_amount,
-        -- Art. I "Unreimbursed Servicer Advance": the Servicer's determination is not on the tapes;
-        -- what is still unreimbursed when the receivable stops being outstanding is taken as
-        -- unrecoverable then and paid under 4.6(a)(ii) (Exhibit A line 27); so is an advance made
-        -- after that (an exception to 4.4(a) too)
+            -- Art. I "Unreimbursed Servicer Advance": the Servicer's determination is not on the tapes;
+            -- what is still unreimbursed when the receivable stops being outstanding is taken as
+            -- unrecoverable then and paid under 4.6(a)(ii) (Exhibit A line 27); so is an advance made
+            -- after that (an exception to 4.4(a) too)
         {{ from_cents('case
             when period_number = last_period_number then advanced_to_date_cents - retained_to_date_cents
             when period_number > last_period_number then advance_cents

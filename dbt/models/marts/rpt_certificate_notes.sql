@@ -40,7 +40,7 @@ estimated_liquidations as (
         'Lines 17b and 18b are estimated: receivables reported by SEC EX-102 filing have no '
         || 'receipt date for their Liquidation Proceeds, so the interest share is accrued to the '
         || 'last day of the Collection Period. The total of lines 17b and 18b is as reported.'
-        as note
+            as note
     from dates
     inner join totals
         on dates.deal_id = totals.deal_id and dates.collection_period = totals.collection_period
