@@ -52,13 +52,10 @@ history as (
             - {{ to_cents('periods.interest_collected_amount') }},
             0
         ) as scheduled_interest_shortfall_cents,
-        -- the fold stops in the period the receivable stops being outstanding (paid in full,
-        -- purchased or defaulted): receipts after it are not retained (see unreimbursed below)
-        coalesce(
-            min(case when not periods.is_outstanding then periods.period_number end)
-                over (partition by periods.deal_id, periods.receivable_id),
-            periods.period_number + 1
-        ) as last_period_number
+        -- the period the receivable stops being outstanding (paid in full, purchased or
+        -- defaulted): the advances on it are settled then
+        min(case when not periods.is_outstanding then periods.period_number end)
+            over (partition by periods.deal_id, periods.receivable_id) as settled_period_number
     from receivable_periods as periods
     inner join advanced
         on periods.deal_id = advanced.deal_id and periods.receivable_id = advanced.receivable_id
@@ -68,44 +65,49 @@ history as (
         on periods.deal_id = schedule.deal_id and periods.receivable_id = schedule.receivable_id
 ),
 
-folded as (
-    -- Retained in period p: r_p = least(outstanding before p, received in p); the cumulative
-    -- retention is R_p = C_p + min over q <= p of (S_(q-1) - C_q), with S the cumulative
-    -- advances and C the cumulative receipts (the unrolled recursion R_p = least(S_(p-1),
-    -- R_(p-1) + received_p))
+in_fold as (
+    -- receipts after the settled period are not retained, and an advance after it is not carried
+    select
+        *,
+        case when is_advance_eligible then scheduled_interest_shortfall_cents else 0 end
+            as advance_limit_cents,
+        case when period_number > settled_period_number then 0 else advance_cents end
+            as folded_advance_cents,
+        case when period_number > settled_period_number then 0 else received_cents end
+            as folded_received_cents
+    from history
+),
+
+running as (
     select
         *,
         sum(folded_advance_cents) over through_now as advanced_to_date_cents,
-        sum(folded_received_cents) over through_now
-        + min(advanced_before_cents - received_to_date_cents) over through_now as retained_to_date_cents
-    from (
-        select
-            *,
-            coalesce(sum(folded_advance_cents) over before_now, 0) as advanced_before_cents,
-            sum(folded_received_cents) over through_now as received_to_date_cents
-        from (
-            select
-                *,
-                case when period_number > last_period_number then 0 else advance_cents end
-                    as folded_advance_cents,
-                case when period_number > last_period_number then 0 else received_cents end
-                    as folded_received_cents
-            from history
-        ) as in_fold
-        window
-            before_now as (
-                partition by deal_id, receivable_id order by period_number
-                rows between unbounded preceding and 1 preceding
-            ),
-            through_now as (
-                partition by deal_id, receivable_id order by period_number
-                rows between unbounded preceding and current row
-            )
-    ) as running
-    window through_now as (
-        partition by deal_id, receivable_id order by period_number
-        rows between unbounded preceding and current row
-    )
+        coalesce(sum(folded_advance_cents) over before_now, 0) as advanced_before_cents,
+        sum(folded_received_cents) over through_now as received_to_date_cents
+    from in_fold
+    window
+        before_now as (
+            partition by deal_id, receivable_id order by period_number
+            rows between unbounded preceding and 1 preceding
+        ),
+        through_now as (
+            partition by deal_id, receivable_id order by period_number
+            rows between unbounded preceding and current row
+        )
+),
+
+folded as (
+    -- Retained in period p: r_p = least(outstanding before p, received in p). Unrolled, the
+    -- retention to date is R_p = C_p + min over q <= p of (S_(q-1) - C_q), with S the advances to
+    -- date and C the receipts to date: a running minimum, no recursion
+    select
+        *,
+        received_to_date_cents
+        + min(advanced_before_cents - received_to_date_cents) over (
+            partition by deal_id, receivable_id order by period_number
+            rows between unbounded preceding and current row
+        ) as retained_to_date_cents
+    from running
 ),
 
 final as (
@@ -115,26 +117,24 @@ final as (
         collection_period,
         period_number,
         is_advance_eligible,
-        {{ from_cents('case when is_advance_eligible then scheduled_interest_shortfall_cents else 0 end') }}
-            as advance_limit_amount,
+        {{ from_cents('advance_limit_cents') }} as advance_limit_amount,
         {{ from_cents('advance_cents') }} as simple_interest_advance_amount,
         {{ from_cents('retained_to_date_cents - coalesce(lag(retained_to_date_cents)
             over (partition by deal_id, receivable_id order by period_number), 0)') }}
             as reimbursement_retained_amount,
-            -- Art. I "Unreimbursed Servicer Advance": the Servicer's determination is not on the tapes;
-            -- what is still unreimbursed when the receivable stops being outstanding is taken as
-            -- unrecoverable then and paid under 4.6(a)(ii) (Exhibit A line 27); so is an advance made
-            -- after that (an exception to 4.4(a) too)
+            -- Art. I "Unreimbursed Servicer Advance": the Servicer's determination is not on the
+            -- tapes; what is unreimbursed when the receivable is settled is taken as unrecoverable
+            -- then and paid under 4.6(a)(ii) (Exhibit A line 27); so is an advance made after that
+            -- (beyond 4.4(a) too)
         {{ from_cents('case
-            when period_number = last_period_number then advanced_to_date_cents - retained_to_date_cents
-            when period_number > last_period_number then advance_cents
+            when period_number = settled_period_number then advanced_to_date_cents - retained_to_date_cents
+            when period_number > settled_period_number then advance_cents
             else 0 end') }}
             as unreimbursed_servicer_advance_amount,
-        {{ from_cents('case when period_number >= last_period_number then 0
+        {{ from_cents('case when period_number >= settled_period_number then 0
             else advanced_to_date_cents - retained_to_date_cents end') }}
             as outstanding_advance_amount,
-        advance_cents > case when is_advance_eligible then scheduled_interest_shortfall_cents else 0 end
-            as is_advance_over_limit
+        advance_cents > advance_limit_cents as is_advance_over_limit
     from folded
 )
 

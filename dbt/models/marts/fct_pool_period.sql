@@ -70,8 +70,7 @@ rolled as (
         per_period.*
         exclude (
             per_period.deal_id, per_period.collection_period, per_period.apr_weighted_cents,
-            per_period.original_term_weighted_cents, per_period.remaining_term_weighted_cents,
-            per_period.simple_interest_advances_amount
+            per_period.original_term_weighted_cents, per_period.remaining_term_weighted_cents
         ),
         coalesce(advances.simple_interest_advances_deposited_amount, 0)
             as simple_interest_advances_deposited_amount,
