@@ -119,8 +119,8 @@ def test_a_document_that_did_not_change_keeps_its_published_pdf(
 
 def test_a_certificate_carries_its_notes_and_only_its_own(built_warehouse, reports):
     """The 4.1(d) release (Section 2.8 of the Indenture not available: the literal reading) is
-    noted on the dates it happens, under the lines, in the HTML and the PDF; other dates have no
-    such note."""
+    noted on the dates it happens, under the lines, in the HTML and the PDF; so is line 21 net of
+    the 4.2 reimbursements; other dates have no such note."""
     con = duckdb.connect(str(built_warehouse["published"]), read_only=True)
     released = {
         d
@@ -146,6 +146,22 @@ def test_a_certificate_carries_its_notes_and_only_its_own(built_warehouse, repor
     for date in dates:
         page = (reports / "certificates" / f"certificate_{date}.html").read_text()
         assert ("Section 4.1(d) applies" in page) == (date in released), date
+    con = duckdb.connect(str(built_warehouse["published"]), read_only=True)
+    reimbursed = {
+        d
+        for (d,) in con.execute(
+            "select distribution_date from marts.fct_pool_period "
+            "where deal_id = ? and simple_interest_advance_reimbursements_amount > 0",
+            [DEAL_ID],
+        ).fetchall()
+    }
+    con.close()
+    assert reimbursed, "the small deal's advances are reimbursed from later receipts (4.2)"
+    for date in dates:
+        page = (reports / "certificates" / f"certificate_{date}.html").read_text()
+        assert ("Line 21 is the Simple Interest Advances deposited" in page) == (
+            date in reimbursed
+        ), date
     date = min(released)
     assert "Section 2.8 of the Indenture" in noted[date]
     text, _ink = _pdf_text_and_ink(reports / "certificates" / f"certificate_{date}.pdf")

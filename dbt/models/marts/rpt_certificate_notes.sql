@@ -10,6 +10,10 @@ totals as (
     select * from {{ ref('int_collection_period__receivable_totals') }}
 ),
 
+pool_periods as (
+    select * from {{ ref('fct_pool_period') }}
+),
+
 reserve_release as (
     -- 4.1(d): the Collection Account and the Reserve Account cover the Note Balance, Total Note
     -- Interest, the Total Servicing Fee and Unreimbursed Servicer Advances
@@ -47,8 +51,26 @@ estimated_liquidations as (
     where
         totals.not_recomputed_count > 0
         and dates.liquidation_principal_amount + dates.liquidation_finance_charge_amount > 0
+),
+
+advance_reimbursements as (
+    -- 4.2: receipts on a receivable with an unreimbursed Simple Interest Advance are retained by
+    -- the Servicer; Art. I "Available Collections" excludes them
+    select
+        deal_id,
+        distribution_date,
+        3 as note_order,
+        '4.2, 4.4' as section,
+        'Line 21 is the Simple Interest Advances deposited for the Collection Period less the '
+        || 'amounts the Servicer retained from receipts on receivables with an unreimbursed '
+        || 'advance (Section 4.2), which Available Collections exclude; lines 17 and 18 show '
+        || 'the receipts in full.' as note
+    from pool_periods
+    where simple_interest_advance_reimbursements_amount > 0
 )
 
 select * from reserve_release
 union all
 select * from estimated_liquidations
+union all
+select * from advance_reimbursements
