@@ -2,6 +2,7 @@
 
 import csv
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
@@ -379,3 +380,184 @@ def test_a_file_given_for_two_scopes_is_staged_for_each(con, delivery):
         f"select scope, count(*) from {stage_table('loan_status')} group by 1 order by 1"
     ).fetchall()
     assert counts == [("first", rows), ("second", rows)]
+
+
+# ---- attacks of a sloppy or hostile servicer (each names file, row and field) ----
+
+
+def test_money_with_fractions_of_a_cent_is_rejected_not_rounded(con, delivery):
+    set_cell(delivery / "loan_status.csv", 4, "actualPrincipalCollectedAmount", "5435.789")
+    error = rejected(con, delivery)
+    finding = next(f for f in error.findings if "fractions of a cent" in f.reason)
+    assert (finding.row, finding.field, finding.value) == (
+        4,
+        "actualPrincipalCollectedAmount",
+        "5435.789",
+    )
+
+
+def test_a_byte_order_mark_before_the_header_is_accepted(con, delivery):
+    path = delivery / "loan_status.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    result = load_period(con, delivery)
+    assert result.changed and result.rows["loan_status"] > 0
+    assert (
+        con.execute("select count(*) from raw.loan_status where assetNumber is null").fetchone()[0]
+        == 0
+    )
+
+
+def test_column_names_with_surrounding_spaces_say_so_once(con, delivery):
+    path = delivery / "loan_status.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text(lines[0].replace(",", ", ") + "".join(lines[1:]))
+    (finding,) = rejected(con, delivery).findings
+    assert finding.row is None
+    assert "column names have surrounding spaces" in finding.reason
+    assert "', '" in finding.reason  # names the separator it probably is
+
+
+def _rows(path: Path) -> list[dict]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _write_rows(path: Path, rows: list[dict]) -> None:
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _paid_off_row(folder: Path) -> dict:
+    return next(r for r in _rows(folder / "loan_status.csv") if r["loanStatus"] == "paid_in_full")
+
+
+def _carried_into(next_folder: Path, paid: dict, status: str) -> None:
+    """The paid-off receivable `paid` appears again on the next tape with zero balances."""
+    row = dict(paid)
+    for column in row:
+        if column.endswith("Amount") and row[column]:
+            row[column] = "0.00"
+    row.update(
+        loanStatus=status,
+        reportingPeriodBeginningDate=_rows(next_folder / "loan_status.csv")[0][
+            "reportingPeriodBeginningDate"
+        ],
+        reportingPeriodEndingDate=_rows(next_folder / "loan_status.csv")[0][
+            "reportingPeriodEndingDate"
+        ],
+    )
+    path = next_folder / "loan_status.csv"
+    _write_rows(path, [*_rows(path), row])
+
+
+def test_a_paid_off_receivable_kept_on_later_tapes_is_not_an_error(con, delivery, next_delivery):
+    """Real CarMax EX-102 filings keep paid-off receivables with zero balances and their
+    zero-balance code: not a new payoff, not a finding."""
+    load_period(con, delivery)
+    _carried_into(next_delivery, _paid_off_row(delivery), "paid_in_full")
+    result = load_period(con, next_delivery, key="2015-11")
+    assert result.changed
+
+
+def test_a_paid_off_receivable_that_comes_back_current_is_flagged(con, delivery, next_delivery):
+    load_period(con, delivery)
+    paid = _paid_off_row(delivery)
+    _carried_into(next_delivery, paid, "current")
+    error = rejected(con, next_delivery, key="2015-11")
+    (finding,) = [f for f in error.findings if f.field == "loanStatus"]
+    assert "no balance reported as current" in finding.reason
+    assert finding.row == len(_rows(next_delivery / "loan_status.csv"))
+
+
+def test_a_restatement_that_breaks_the_next_loaded_period_is_rejected_naming_it(
+    con, delivery, next_delivery
+):
+    load_period(con, delivery)
+    load_period(con, next_delivery, key="2015-11")
+    # a restated 2015-10 consistent in itself: one more dollar of principal collected
+    rows = _rows(delivery / "loan_status.csv")
+    row = next(r for r in rows if Decimal(r["reportingPeriodActualEndBalanceAmount"]) > 100)
+    for column, change in (
+        ("actualPrincipalCollectedAmount", 1),
+        ("reportingPeriodActualEndBalanceAmount", -1),
+    ):
+        row[column] = f"{Decimal(row[column] or '0') + change:.2f}"
+    _write_rows(delivery / "loan_status.csv", rows)
+    total = "select sum(reportingPeriodActualEndBalanceAmount) from raw.loan_status"
+    before = con.execute(total).fetchone()
+    error = rejected(con, delivery)
+    (finding,) = [f for f in error.findings if "2015-11" in f.reason]
+    assert finding.field == "reportingPeriodActualEndBalanceAmount"
+    assert finding.row == rows.index(row) + 1
+    assert "restatement must agree with the periods after it" in finding.reason
+    assert con.execute(total).fetchone() == before  # the good delivery stays loaded
+
+
+def test_receivable_ids_swapped_between_two_rows_are_caught(con, delivery, next_delivery):
+    """The totals are right; each receivable's own chain of balances is not."""
+    load_period(con, delivery)
+    path = next_delivery / "loan_status.csv"
+    rows = _rows(path)
+    outstanding = [
+        i for i, r in enumerate(rows) if Decimal(r["reportingPeriodBeginningLoanBalanceAmount"]) > 0
+    ]
+    first = outstanding[0]
+    second = next(
+        i
+        for i in outstanding
+        if rows[i]["reportingPeriodBeginningLoanBalanceAmount"]
+        != rows[first]["reportingPeriodBeginningLoanBalanceAmount"]
+    )
+    rows[first]["assetNumber"], rows[second]["assetNumber"] = (
+        rows[second]["assetNumber"],
+        rows[first]["assetNumber"],
+    )
+    _write_rows(path, rows)
+    error = rejected(con, next_delivery, key="2015-11")
+    broken = {f.row for f in error.findings if "not the ending balance of 2015-10" in f.reason}
+    assert broken == {first + 1, second + 1}
+
+
+def test_an_empty_tape_is_a_delivery_only_when_nothing_is_outstanding(con, delivery):
+    path = delivery / "loan_status.csv"
+    header = path.read_text().splitlines()[0]
+    path.write_text(header + "\n")
+    (finding,) = [f for f in rejected(con, delivery).findings if "header but no rows" in f.reason]
+    assert "receivables were outstanding at the end of the Cutoff Date" in finding.reason
+
+
+def test_an_empty_tape_is_accepted_once_no_receivable_is_outstanding(con, delivery, next_delivery):
+    """Every receivable paid off in 2015-10 (a recovery may still come): 2015-11's tape has a
+    header and no rows, and it is a delivery."""
+    path = delivery / "loan_status.csv"
+    rows = _rows(path)
+    for row in rows:
+        row.update(
+            actualPrincipalCollectedAmount=row["reportingPeriodBeginningLoanBalanceAmount"],
+            rebateAmount="0.00",
+            chargedoffPrincipalAmount="0.00",
+            reportingPeriodActualEndBalanceAmount="0.00",
+            loanStatus="paid_in_full",
+            currentDelinquencyStatus="0",
+        )
+    _write_rows(path, rows)
+    load_period(con, delivery)
+    empty = next_delivery / "loan_status.csv"
+    empty.write_text(empty.read_text().splitlines()[0] + "\n")
+    result = load_period(con, next_delivery, key="2015-11")
+    assert result.changed and result.rows["loan_status"] == 0
+
+
+def test_a_transactions_file_with_no_rows_while_the_tape_reports_payments(con, delivery):
+    path = delivery / "payment_transactions.csv"
+    path.write_text(path.read_text().splitlines()[0] + "\n")
+    error = rejected(con, delivery)
+    (finding,) = error.findings
+    assert finding.file.endswith("payment_transactions.csv") and finding.row is None
+    assert finding.reason.startswith("no payment transactions delivered")
+    paying = sum(
+        1 for r in _rows(delivery / "loan_status.csv") if Decimal(r["totalActualAmountPaid"]) > 0
+    )
+    assert f"the tape reports {paying} receivables paying" in finding.reason

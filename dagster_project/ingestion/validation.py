@@ -463,6 +463,24 @@ def tape_consistency_checks(con) -> str:
     """
 
 
+def missing_transactions_check() -> str:
+    """A transactions file with a header and no rows, while the period's tape (staged before it,
+    same batch) reports money paid: the payments behind the tape's collections were not
+    delivered. A file with no rows is a delivery when nothing was paid."""
+    tape, transactions = stage_table("loan_status"), stage_table("payment_transactions")
+    paid = _money("totalActualAmountPaid", "tape")
+    return f"""
+        select tape.deal_id, tape.scope, null, null, 'no payment transactions delivered (the
+            file has a header and no rows), while the tape reports ' || count(*) filter (where
+            {paid} > 0) || ' receivables paying ' || sum({paid}), null
+        from {tape} as tape
+        where not exists (select 1 from {transactions} as any_row
+            where any_row.deal_id = tape.deal_id and any_row.scope = tape.scope)
+        group by tape.deal_id, tape.scope
+        having sum({paid}) > 0
+    """
+
+
 def stage_periods(con, periods: dict[Key, tuple[dt.date, dt.date]]) -> None:
     """The batch's Collection Periods: bounds, the periods before and after each, and whether it
     is the trust's first (the one that starts the day after its Cutoff Date)."""
@@ -503,6 +521,8 @@ def check_rows(
     sql, params = row_checks(schema, with_periods=bool(periods))
     if schema.kind == "loan_status" and periods:
         sql = f"{sql} union all {tape_consistency_checks(con)}"
+    if schema.kind == "payment_transactions" and periods:
+        sql = f"{sql} union all {missing_transactions_check()}"
     findings: dict[Key, list[Finding]] = {key: [] for key in files}
     number = row_number("found.row_id", "(found.deal_id, found.scope)", stage_table(schema.kind))
     rows = con.execute(

@@ -57,7 +57,7 @@ def validate_schedule(con, deal: Deal, gx_root: Path | None = None) -> list[Outc
 
 TAPE_STATUS = """
 select deal_id, collection_period, distribution_date, is_tape_loaded, is_latest_delivery_rejected,
-    rejected_finding, has_no_transactions
+    rejected_finding
 from intermediate.int_collection_period__tape_status
 order by deal_id, period_number
 """

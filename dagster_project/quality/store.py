@@ -152,7 +152,6 @@ class PeriodStatus:
     is_tape_loaded: bool
     is_latest_delivery_rejected: bool
     rejected_finding: str | None
-    has_no_transactions: bool
 
 
 @dataclass(frozen=True)
@@ -199,10 +198,7 @@ def certificate_gate(
         elif not period.is_tape_loaded:
             reason = f"no tape delivered for {name}"
         elif key in failures:
-            found = "; ".join(failures[key])
-            if period.has_no_transactions:
-                found = f"no payment transactions delivered (the file has no rows); {found}"
-            reason = f"{name} failed: {found}"
+            reason = f"{name} failed: {'; '.join(failures[key])}"
         else:
             reason = None
         earlier = first_problem.get(period.deal_id)

@@ -25,9 +25,7 @@ tapes as (
         -- leaves the loaded delivery standing)
         arg_max(first_finding, received_at) filter (where delivery_status = 'rejected') as rejected_finding,
         max(received_at) filter (where delivery_status = 'rejected') as rejected_at,
-        max(received_at) filter (where delivery_status = 'loaded') as loaded_at,
-        count(*) filter (where delivery_status = 'loaded' and file_kind = 'payment_transactions' and row_count = 0)
-        > 0 as has_no_transactions
+        max(received_at) filter (where delivery_status = 'loaded') as loaded_at
     from deliveries
     group by deal_id, delivery_scope
 ),
@@ -42,7 +40,6 @@ statuses as (
         tapes.rejected_finding,
         coalesce(tapes.rejected_at > coalesce(tapes.loaded_at, '-infinity'::timestamptz), false)
             as is_latest_delivery_rejected,
-        coalesce(tapes.has_no_transactions, false) as has_no_transactions,
         tapes.deal_id is not null as is_delivered,
         coalesce(bool_and(coalesce(tapes.is_tape_loaded, false)) over so_far, false) as is_computable
     from calendar
