@@ -31,7 +31,9 @@ def assert_consistent(folder: Path, inputs: Path) -> None:
         "group by all having count(*) <> 1",
     )
     assert loaded == []
-    assert query(published, "select count(*) from quality.certificate_gate") == [(PERIODS,)]
+    assert query(published, "select count(*) from quality.certificate_gate") == [
+        (len(delivered(inputs)),)
+    ]
     assert query(published, "select bool_and(is_publishable) from quality.certificate_gate") == [
         (True,)
     ]

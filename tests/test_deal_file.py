@@ -60,3 +60,18 @@ def test_not_yaml(tmp_path):
     path.write_text("classes: [unclosed")
     with pytest.raises(DealFileError, match="not valid YAML"):
         load_deal(path)
+
+
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda raw: raw["classes"][0].update(rate="-0.0042"), r"classes\[0\].rate"),
+        (lambda raw: raw["servicing"].update(servicing_rate="-0.0100"), "servicing.servicing_rate"),
+        (lambda raw: raw["classes"][1].update(rate="4.2"), r"classes\[1\].rate"),
+    ],
+)
+def test_a_rate_out_of_range_names_the_deal_field(tmp_path, mutate, field):
+    """Not generic dbt test failures later: the deal file's field, when it is read."""
+    path = _write(tmp_path, mutate)
+    with pytest.raises(DealFileError, match=rf"deal.yaml: field '{field}' must be a fraction"):
+        load_deal(path)

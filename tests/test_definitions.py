@@ -37,3 +37,23 @@ def test_no_private_dagster_or_dbt_module_is_imported():
         if private.search(path.read_text()) or "dagster._" in path.read_text()
     ]
     assert offenders == []
+
+
+def test_the_command_line_help_needs_no_dbt_manifest():
+    """`--help` answers before anything reads dbt's manifest (a fresh clone has none until
+    `dbt parse`): it imports neither the definitions nor dbt."""
+    code = (
+        "import sys\n"
+        "from dagster_project.pipeline import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit as done:\n"
+        "    print('exit', done.code)\n"
+        "print('loaded:', sorted(m for m in sys.modules if m.startswith(('dagster_project.defs', "
+        "'dagster_project.definitions', 'dbt', 'dagster_dbt'))))\n"
+    )
+    printed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    assert "--rebuild" in printed and "exit 0" in printed
+    assert "loaded: []" in printed

@@ -117,6 +117,28 @@ def test_pool_variants_are_told_apart(tmp_path):
         ex102.choose_file([large, small], "mediumpool")
 
 
+def test_a_delivery_of_two_pool_variants_and_none_named_is_rejected(tmp_path, monkeypatch):
+    """Through the loader: the period is rejected with the reason, naming the folder."""
+    from dagster_project.deal import load_deal
+    from dagster_project.ingestion.loads import load_tapes
+
+    deal = load_deal()
+    folder = tmp_path / "deliveries" / "2016-02"
+    folder.mkdir(parents=True)
+    filing(folder / "cart_largepool.xml", ["<assetNumber>1</assetNumber>"])
+    filing(folder / "cart_smallpool.xml", ["<assetNumber>2</assetNumber>"])
+    monkeypatch.delenv("CAOT_EX102_VARIANT", raising=False)
+    with duckdb.connect() as con:
+        report = load_tapes(
+            con, {deal.deal_id: tmp_path / "deliveries"}, {deal.deal_id: deal},
+            [(deal.deal_id, "2016-02")],
+        )  # fmt: skip
+    (error,) = report.rejected
+    (finding,) = error.findings
+    assert finding.file == str(folder)
+    assert "several EX-102 files" in finding.reason and "CAOT_EX102_VARIANT" in finding.reason
+
+
 def test_not_asset_data_or_not_xml_is_a_clear_error(tmp_path):
     other = tmp_path / "other.xml"
     other.write_text("<report/>")

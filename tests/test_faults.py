@@ -5,7 +5,9 @@ and the run says why."""
 import csv
 import errno
 import os
+import shutil
 import signal
+import time
 from pathlib import Path
 
 import duckdb
@@ -153,3 +155,54 @@ def test_a_warehouse_of_an_earlier_layout_is_a_clear_error_and_left_as_it_was(in
     assert "missing: deal_id" in printed and "Move the warehouse files aside" in printed
     assert query(work, "select count(*) from raw.deliveries") == [(1,)]
     assert not (tmp_path / "warehouse.duckdb").exists()  # nothing published
+
+
+def _session_alive(session: int) -> list[str]:
+    """The processes of `session` still running (a zombie, dead but not yet reaped by the
+    machine's init, is not running)."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        state, session_id = fields[0], int(fields[3])
+        if session_id == session and state != "Z":
+            alive.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+    return alive
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "marker",
+    ["START sql table model marts.", "rendering the reports beside"],
+    ids=["dbt", "reports"],
+)
+def test_sigterm_stops_the_run_and_everything_it_started(inputs, tmp_path, marker):
+    """The scheduler's stop (SIGTERM to the run's process only): the run ends as failed, no
+    process it started (dbt, its helpers) outlives it, nothing is published half-made, and the
+    next run completes."""
+    for later in sorted(deliveries(inputs).iterdir())[3:]:  # a quarter is enough here
+        shutil.rmtree(later)
+    env = pipeline_env(inputs, tmp_path)
+    process = start(env)
+    seen = []
+    for line in process.stdout:
+        seen.append(line)
+        if marker in line:
+            process.send_signal(signal.SIGTERM)
+            break
+    else:
+        raise AssertionError(f"the run ended before {marker!r}:\n{''.join(seen)[-3000:]}")
+    rest = process.communicate(timeout=120)[0]
+    assert process.returncode == 1, rest[-3000:]
+    assert "FAILED" in rest
+    deadline = time.monotonic() + 10  # a process that is exiting has a few seconds
+    while _session_alive(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _session_alive(process.pid) == []
+    assert not (tmp_path / "warehouse.duckdb").exists()  # nothing was published
+    assert not (tmp_path / "reports").exists()
+    result = run_here(env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert_consistent(tmp_path, inputs)

@@ -561,3 +561,18 @@ def test_a_transactions_file_with_no_rows_while_the_tape_reports_payments(con, d
         1 for r in _rows(delivery / "loan_status.csv") if Decimal(r["totalActualAmountPaid"]) > 0
     )
     assert f"the tape reports {paying} receivables paying" in finding.reason
+
+
+def test_a_period_delivered_before_it_ends_is_rejected(con, delivery):
+    """A clock that jumps, or a folder named for the wrong month: a tape is complete only once its
+    Collection Period (2015-10-01 to 2015-10-31) has ended."""
+    import datetime as dt
+
+    (early,) = load_deliveries(con, [tape_delivery(delivery)], today=dt.date(2015, 10, 31))
+    assert isinstance(early, IngestionError)
+    (finding,) = [f for f in early.findings if "can only be complete" in f.reason]
+    assert "ends on 2015-10-31 and today is 2015-10-31" in finding.reason
+    assert finding.file.endswith("loan_status.csv")
+    assert con.execute("select count(*) from raw.loan_status").fetchone()[0] == 0
+    (loaded,) = load_deliveries(con, [tape_delivery(delivery)], today=dt.date(2015, 11, 1))
+    assert loaded.changed

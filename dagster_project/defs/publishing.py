@@ -76,6 +76,7 @@ def publication(context: dg.AssetExecutionContext, warehouse: WarehouseResource)
         if version > 1:
             context.log.warning(f"certificate of {deal_id} for {date} restated: version {version}")
     out = reports_dir()
+    context.log.info(f"rendering the reports beside {out}")
 
     def build(folder):
         counts = write_reports(warehouse.work, folder, data_docs_index(), published=out)

@@ -10,6 +10,8 @@ of the tapes, i.e. `source:raw.loan_status+`).
 """
 
 import shutil
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -41,8 +43,39 @@ def warehouse_models(context: dg.AssetExecutionContext, dbt: DbtCliResource):
     args = build_args(run_partitions(context))
     context.log.info(f"dbt {' '.join(args)}")
     invocation = dbt.cli(args, context=context)
-    yield from invocation.stream()
+    # dbt's events are read to the end before any is yielded: an interrupt (SIGTERM or SIGINT,
+    # raised by Dagster in the step) then lands in this frame, where dbt is stopped with it
+    events = []
+    try:
+        for event in invocation.stream():
+            events.append(event)
+    except Exception:  # dbt failed: record what it built, then fail the step
+        stop(invocation.process)
+        yield from events
+        raise
+    except BaseException:  # interrupted
+        stop(invocation.process)
+        raise
+    yield from events
     prune_run_folders(invocation.target_path.parent, context.op_execution_context.op.name)
+
+
+STOP_SECONDS = 30  # dbt finishes its current statement and closes the warehouse on SIGINT
+
+
+def stop(process: subprocess.Popen, seconds: float = STOP_SECONDS) -> None:
+    """No dbt outlives its step. dagster-dbt forwards an interrupt to dbt only when it lands
+    while waiting for dbt's output; one that lands while an event is converted, or between two
+    events, would leave dbt running and writing the warehouse. Ask dbt to stop (SIGINT), then
+    kill it."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 KEPT_RUN_FOLDERS = 12  # a year of monthly runs' dbt artifacts (run_results.json, compiled SQL)

@@ -10,11 +10,14 @@ raw.deliveries records each file's SHA-256.
   were.
 - A different file for a scope already loaded is a restatement: it replaces that trust's rows of
   the scope in one transaction, and the earlier delivery stays in raw.deliveries, superseded.
+- A Collection Period's tapes are complete only after the period ends: one delivered on or before
+  its last day (in New York, where the servicer closes its books) is rejected.
 """
 
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from dagster_project.checksums import sha256
 from dagster_project.ingestion.schemas import FileSchema
@@ -28,6 +31,8 @@ from dagster_project.ingestion.validation import (
     stage_table,
 )
 from dagster_project.warehouse import transaction
+
+SERVICER_TIMEZONE = ZoneInfo("America/New_York")
 
 AUDIT_DDL = """
 create schema if not exists raw;
@@ -151,11 +156,13 @@ def load_files(con, deal_id: str, scope: str, files: list[tuple[FileSchema, Path
     return result
 
 
-def load_deliveries(con, deliveries: list[Delivery]) -> list[LoadResult | IngestionError]:
+def load_deliveries(
+    con, deliveries: list[Delivery], today: dt.date | None = None
+) -> list[LoadResult | IngestionError]:
     """Validate and load several deliveries of the same file kinds in one pass (one read per file
     kind, one check query, one transaction for every clean delivery); each is still accepted or
     rejected whole, and a rejected one leaves what was loaded for it before untouched. Results in
-    the given order."""
+    the given order. `today`: the servicer's date (default: now in New York)."""
     kinds = [schema for schema, _ in deliveries[0].files] if deliveries else []
     for schema in kinds:
         ensure_table(con, schema)
@@ -171,11 +178,27 @@ def load_deliveries(con, deliveries: list[Delivery]) -> list[LoadResult | Ingest
             results[key] = LoadResult(*key, changed=False)
     pending = [d for d in deliveries if d.key not in results]
     if pending:
-        _validate_and_load(con, kinds, pending, hashes, loaded, results)
+        today = today or dt.datetime.now(SERVICER_TIMEZONE).date()
+        _validate_and_load(con, kinds, pending, hashes, loaded, results, today)
     return [results[d.key] for d in deliveries]
 
 
-def _validate_and_load(con, kinds, pending, hashes, loaded, results) -> None:
+def _too_early(delivery: Delivery, today: dt.date) -> list[Finding]:
+    if delivery.period_end is None or delivery.period_end < today:
+        return []
+    return [
+        Finding(
+            str(delivery.files[0][1]),
+            None,
+            None,
+            f"Collection Period {delivery.scope} ends on {delivery.period_end} and today is "
+            f"{today}: its tape can only be complete after the period ends (is the folder name "
+            "or the clock wrong?)",
+        )
+    ]
+
+
+def _validate_and_load(con, kinds, pending, hashes, loaded, results, today) -> None:
     periods = {d.key: (d.period_start, d.period_end) for d in pending if d.period_start is not None}
     if periods:
         stage_periods(con, periods)
@@ -189,6 +212,8 @@ def _validate_and_load(con, kinds, pending, hashes, loaded, results) -> None:
             rows = check_rows(con, schema, readable, periods) if readable else {}
             for key in files:
                 findings[key][schema.kind] = file_level[key] + rows.get(key, [])
+        for delivery in pending:
+            findings[delivery.key][kinds[0].kind] += _too_early(delivery, today)
         now = dt.datetime.now(dt.UTC)
         clean = [d for d in pending if not any(findings[d.key].values())]
         for delivery in pending:
