@@ -119,10 +119,26 @@ def test_a_missing_period_then_its_late_delivery_and_a_restated_market_input(inp
 def test_restatements_good_bad_and_unreadable(inputs, tmp_path):
     env = pipeline_env(inputs, tmp_path)
     periods = delivered(inputs)
+    # 0. a period whose first delivery is rejected: it and the periods after it are withheld
+    # with the reason, the ones before publish, the run says so (exit status 3)
+    rejected_first = periods[10]
+    set_delinquency(deliveries(inputs) / rejected_first / "loan_status.csv", -3)
     first = run_here(env)
-    assert first.returncode == 0, first.stderr[-3000:]
+    assert first.returncode == 3, first.stderr[-3000:]
+    status = gate(tmp_path)
+    assert [status[p] for p in periods] == [True] * 10 + [False] * 2
+    assert f"the delivery for {rejected_first} was rejected" in first.stderr
+    assert "negative" in first.stderr
     reports = tmp_path / "reports" / DEAL_ID
     work = tmp_path / "work" / "warehouse.duckdb"
+    index = (reports / "index.html").read_text()
+    assert "Deliveries rejected" in index and "nothing loaded: withheld" in index
+    assert f"<td>{rejected_first}</td><td>loan_status</td>" in index
+    with (reports / "quarantine.csv").open(newline="") as handle:
+        quarantined = list(csv.DictReader(handle))
+    assert [(q["scope"], q["field"]) for q in quarantined] == [
+        (rejected_first, "currentDelinquencyStatus")
+    ]
 
     # 1. a restatement of a closed period: a new version, with what changed, the old one kept
     restated = periods[2]
@@ -136,7 +152,7 @@ def test_restatements_good_bad_and_unreadable(inputs, tmp_path):
             "select distribution_date, max(version) from history.certificate_versions group by 1",
         )
     )
-    assert versions[date] == 2 and sum(v for v in versions.values()) == PERIODS + 1
+    assert versions[date] == 2 and sum(v for v in versions.values()) == PERIODS - 2 + 1
     page = (reports / "certificates" / f"certificate_{date}.html").read_text()
     assert "restated" in page and "78a_count" in page
     assert (reports / "certificates" / "versions" / f"certificate_{date}_v1.pdf").exists()
@@ -185,9 +201,13 @@ def test_restatements_good_bad_and_unreadable(inputs, tmp_path):
     assert "rejected" in printed and str(broken) in printed and "row " in printed
     rejected = query(
         tmp_path / "warehouse.duckdb",
-        "select scope, status from raw.deliveries where status = 'rejected'",
+        "select scope, status from raw.deliveries where status = 'rejected' order by scope",
     )
-    assert rejected == [(periods[7], "rejected")]
+    assert rejected == [(periods[7], "rejected"), (rejected_first, "rejected")]
+    index = (reports / "index.html").read_text()  # what the operator reads
+    assert f"<td>{periods[7]}</td><td>loan_status</td><td>{broken}</td>" in index
+    assert "the delivery loaded before stands" in index
+    assert (tmp_path / "reports" / "index.html").read_text().count('class="withheld" href') == 1
     assert [
         g[:4]
         for g in query(
@@ -208,3 +228,18 @@ def test_a_first_run_without_the_first_period_withholds_everything_and_says_why(
     ) == [(False,)]
     performance = tmp_path / "reports" / DEAL_ID / "performance.html"
     assert "none computed yet" in performance.read_text()
+
+    # the Receivable Schedule re-delivered with one receivable changed: every computed period
+    # depends on it, so a monthly run stops, says so and how to load it; nothing is published
+    published = (tmp_path / "warehouse.duckdb").read_bytes()
+    schedule = inputs / DEAL_ID / "receivable_schedule.csv"
+    lines = schedule.read_text().splitlines(keepends=True)
+    cells = lines[1].split(",")
+    cells[9] = f"{Decimal(cells[9]) + 1:.2f}"  # scheduled_payment
+    schedule.write_text(lines[0] + ",".join(cells) + "".join(lines[2:]))
+    again = run_here(env, "--period", later)
+    printed = again.stdout + again.stderr
+    assert again.returncode == 1, printed[-3000:]
+    assert f"the Receivable Schedule of {DEAL_ID}" in printed and "differs" in printed
+    assert "python -m dagster_project.pipeline --rebuild" in printed
+    assert (tmp_path / "warehouse.duckdb").read_bytes() == published

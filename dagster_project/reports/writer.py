@@ -7,12 +7,14 @@
     <deal_id>/certificates/versions/...            earlier versions of restated certificates
     <deal_id>/performance.html                     plots with their data tables
     <deal_id>/auditor/index.html, auditor_report.pdf, exceptions.csv
+    <deal_id>/quarantine.csv                       the rows of the rejected deliveries that stand
 
 A Distribution Date the certificate gate withholds gets a page that says why, and no figures.
 Every printed amount comes from the warehouse's DECIMAL text; plots convert to floats only to draw.
 Rendering is serial in this process (no worker outlives the run).
 """
 
+import csv
 import html
 import os
 import shutil
@@ -133,7 +135,7 @@ def _shelf_index(rows) -> str:
         if counts is None:
             body.append(
                 f"<tr><td>{e(trust_name)}</td><td>{e(deal_id)}</td>"
-                '<td colspan="3">no deliveries loaded</td></tr>'
+                '<td colspan="4">no deliveries loaded</td></tr>'
             )
             continue
         status = (
@@ -145,14 +147,13 @@ def _shelf_index(rows) -> str:
             f'<tr><td><a href="{e(deal_id)}/index.html">{e(trust_name)}</a></td><td>{e(deal_id)}'
             f"</td><td>{counts['latest_date']}</td><td>{status}</td>"
             f"<td>{counts['certificates']} published, {counts['certificates_withheld']} withheld"
-            "</td></tr>"
+            f"</td><td>{_rejected_cell(deal_id, counts['deliveries_rejected'])}</td></tr>"
         )
     return _page(
         "Servicing reports",
         "<h1>Servicing reports: the shelf</h1><table><tr><th>trust</th><th>deal id</th>"
-        "<th>latest Distribution Date</th><th>status</th><th>certificates</th></tr>"
-        + "".join(body)
-        + "</table>",
+        "<th>latest Distribution Date</th><th>status</th><th>certificates</th>"
+        "<th>deliveries rejected</th></tr>" + "".join(body) + "</table>",
     )
 
 
@@ -277,12 +278,14 @@ def _write_trust(con, deal_id, trust_name, write: _Writer, versions, data_docs) 
     rows = "".join(
         f"<tr><td>{date}</td><td>{text}</td></tr>" for date, text in sorted(index, reverse=True)
     )
+    rejected = _rejected_deliveries(con, deal_id, out / "quarantine.csv")
     (out / "index.html").write_text(
         _page(
             trust_name,
             f'<h1>{html.escape(trust_name)}</h1><nav><a href="../index.html">all trusts</a>'
             '<a href="performance.html">deal performance</a>'
             f'<a href="auditor/index.html">auditor report</a>{docs_link}</nav>'
+            f"{rejected['html']}"
             "<h2>Distribution Dates</h2><table><tr><th>Distribution Date</th><th>status</th></tr>"
             f"{rows}</table>",
         ),
@@ -293,6 +296,76 @@ def _write_trust(con, deal_id, trust_name, write: _Writer, versions, data_docs) 
     return {
         **counts,
         "breaches": auditor["breaches"],
+        "deliveries_rejected": rejected["count"],
         "latest_date": latest,
         "latest_withheld": latest_withheld,
     }
+
+
+STANDING_REJECTIONS = """
+select * from raw.deliveries as delivery
+where delivery.deal_id = $deal and delivery.status = 'rejected'
+    and not exists (select 1 from raw.deliveries as later where later.deal_id = delivery.deal_id
+        and later.scope = delivery.scope and later.file_kind = delivery.file_kind
+        and later.status in ('loaded', 'superseded') and later.loaded_at > delivery.loaded_at)
+"""
+
+REJECTED = f"""
+select delivery.scope, delivery.file_kind, delivery.file_path,
+    timezone('UTC', delivery.loaded_at) as rejected_at_utc, delivery.finding_count,
+    delivery.first_finding,
+    exists (select 1 from raw.deliveries as standing where standing.deal_id = delivery.deal_id
+        and standing.scope = delivery.scope and standing.file_kind = delivery.file_kind
+        and standing.status = 'loaded') as has_loaded
+from ({STANDING_REJECTIONS}) as delivery
+order by delivery.loaded_at desc, delivery.scope, delivery.file_kind
+"""
+
+QUARANTINE = f"""
+select quarantine.scope, quarantine.file_kind, quarantine.file_path, quarantine.row_number,
+    quarantine.field, quarantine.reason, quarantine.value,
+    timezone('UTC', quarantine.quarantined_at) as quarantined_at_utc
+from raw.quarantine as quarantine
+where quarantine.delivery_id in (select delivery_id from ({STANDING_REJECTIONS}))
+order by quarantine.scope, quarantine.file_kind, quarantine.row_number
+"""
+
+
+def _rejected_deliveries(con, deal_id: str, csv_path: Path) -> dict:
+    """The trust's rejected deliveries not followed by a loaded one (what the operator must act
+    on), as a section of its index page, with their quarantined rows in quarantine.csv."""
+    rows = con.execute(REJECTED, {"deal": deal_id}).fetchall()
+    if not rows:
+        csv_path.unlink(missing_ok=True)
+        return {"count": 0, "html": ""}
+    quarantined = con.execute(QUARANTINE, {"deal": deal_id})
+    with csv_path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([column[0] for column in quarantined.description])
+        writer.writerows(quarantined.fetchall())
+    e = html.escape
+    body = "".join(
+        f"<tr><td>{e(scope)}</td><td>{e(kind)}</td><td>{e(path)}</td>"
+        f"<td>{at:%Y-%m-%d %H:%M} UTC</td><td>{count}</td><td>{e(first or '')}</td><td>"
+        + (
+            "the delivery loaded before stands"
+            if has_loaded
+            else '<span class="withheld">nothing loaded: withheld from this period on</span>'
+        )
+        + "</td></tr>"
+        for scope, kind, path, at, count, first, has_loaded in rows
+    )
+    return {
+        "count": len(rows),
+        "html": '<h2 class="withheld">Deliveries rejected</h2><p>Each rejected file, with the '
+        'first of its findings; every quarantined row is in <a href="quarantine.csv">'
+        "quarantine.csv</a> (and in raw.quarantine).</p><table><tr><th>period</th><th>file</th>"
+        "<th>path</th><th>rejected</th><th>findings</th><th>first finding</th>"
+        f"<th>in use</th></tr>{body}</table>",
+    }
+
+
+def _rejected_cell(deal_id: str, count: int) -> str:
+    if not count:
+        return "none"
+    return f'<a class="withheld" href="{html.escape(deal_id)}/index.html">{count}</a>'
