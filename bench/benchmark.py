@@ -39,6 +39,7 @@ SHELF_SKIPS = {
     "whole": "the whole pipeline is the sum of the stages above plus Dagster's fixed start-up, "
     "measured at the smaller scales (run it with `make run` on the shelf inputs to see it)",
     "incremental": "needs the whole pipeline twice more; measured at the smaller scales",
+    "missing month": "the whole pipeline again; checked at the smaller scales",
     "reference": "the plain-Python reference holds every receivable-period in memory "
     "(8.7 GB at the full scale, so about 90 GB here)",
 }
@@ -239,6 +240,45 @@ def _one_new_month(scale: str, folder: Path, inputs: Path, pipeline: list[str]) 
     return stage
 
 
+def _a_missing_month(scale: str, folder: Path, inputs: Path, pipeline: list[str], rows) -> Stage:
+    """The whole pipeline with the month in the middle of the deal's life not delivered: it must
+    publish every certificate before the gap and withhold the gap's and every later one, saying
+    why (a check of the run at this scale, not only a time: the bench fails if it does not)."""
+    deal = load_deal()
+    deliveries = inputs / deal.deal_id / "deliveries"
+    periods = sorted(p.name for p in deliveries.iterdir())
+    gap = periods[len(periods) // 2]
+    gap_inputs = folder / "gap_inputs"
+    shutil.copytree(
+        inputs,
+        gap_inputs,
+        copy_function=os.link,
+        ignore=lambda directory, names: [gap] if Path(directory) == deliveries else [],
+    )
+    env = isolated_environment(gap_inputs, folder / "gap")
+    stage = _measure(scale, f"whole pipeline, {gap} not delivered", pipeline, env, rows)
+    gate = duckdb.connect(env["CAOT_WAREHOUSE"], read_only=True).execute(
+        "select collection_period, is_publishable, withheld_reason from quality.certificate_gate "
+        "order by collection_period"
+    ).fetchall()  # fmt: skip
+    before = [publishable for period, publishable, _ in gate if period < gap]
+    after = [(period, reason) for period, publishable, reason in gate if period >= gap]
+    if (
+        not all(before)
+        or len(before) != periods.index(gap)
+        or not after
+        or any(reason is None for _, reason in after)
+        or f"no tape delivered for {gap}" not in after[0][1]
+    ):
+        raise RuntimeError(f"{scale}: a missing {gap} was not withheld as it must be: {gate}")
+    stage.note = (
+        f"{len(before)} certificates published before the gap, {len(after)} withheld from "
+        f"{gap} on ('{after[0][1]}')"
+    )
+    shutil.rmtree(gap_inputs, ignore_errors=True)
+    return stage
+
+
 def growth(stages: list[Stage], summaries: list[dict]) -> list[dict]:
     """How each stage's time grows from one scale to the next larger one: the ratio of its time
     per receivable-period (at most 1 is no worse than linear)."""
@@ -298,6 +338,8 @@ def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) ->
         stages.append(_measure(scale, WHOLE_STAGE, pipeline, whole_env, rows))
     if "incremental" not in skips:
         stages.append(_one_new_month(scale, folder, inputs, pipeline))
+    if "missing month" not in skips:
+        stages.append(_a_missing_month(scale, folder, inputs, pipeline, rows))
     if "reference" not in skips:
         reference = [PYTHON, str(PROJECT_ROOT / "tests" / "reference" / "from_files.py"),
                      str(inputs)]  # fmt: skip

@@ -266,7 +266,7 @@ def test_a_schedule_that_is_not_the_deals_withholds_that_trust_only():
     """A blocking failure of a trust's schedule suites withholds every certificate of that trust;
     the other trusts of the shelf are untouched."""
     periods = [
-        store.PeriodStatus(deal, period, dt.date(2016, month, 15), True, False, None, False)
+        store.PeriodStatus(deal, period, dt.date(2016, month, 15), True, False, None)
         for deal in ("caot-2014-4", DEAL_ID)
         for month, period in ((1, "2015-12"), (2, "2016-01"))
     ]

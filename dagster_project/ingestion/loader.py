@@ -25,7 +25,8 @@ from dagster_project.ingestion.validation import (
     Finding,
     Key,
     check_rows,
-    row_number,
+    findings_table,
+    numbered_stage,
     stage_files,
     stage_periods,
     stage_table,
@@ -60,12 +61,15 @@ AUDIT_COLUMNS = {
 class IngestionError(Exception):
     """A delivery was rejected; `findings` name the file, row and field of each problem."""
 
-    def __init__(self, deal_id: str, scope: str, findings: list[Finding]):
+    def __init__(self, deal_id: str, scope: str, findings: list[Finding], count: int = 0):
+        """`findings`: the first of each file's findings; `count`: all of them (raw.quarantine
+        holds every one)."""
         self.deal_id, self.scope, self.findings = deal_id, scope, findings
+        self.count = max(count, len(findings))
         shown = "\n  ".join(str(f) for f in findings[:12])
-        more = f"\n  ... and {len(findings) - 12} more" if len(findings) > 12 else ""
+        more = f"\n  ... and {self.count - 12} more" if self.count > 12 else ""
         super().__init__(
-            f"delivery {scope} of {deal_id} rejected ({len(findings)} findings; rows "
+            f"delivery {scope} of {deal_id} rejected ({self.count} findings; rows "
             f"quarantined in raw.quarantine, nothing loaded):\n  {shown}{more}"
         )
 
@@ -199,32 +203,42 @@ def _too_early(delivery: Delivery, today: dt.date) -> list[Finding]:
 
 
 def _validate_and_load(con, kinds, pending, hashes, loaded, results, today) -> None:
+    """Stage and check every pending delivery; reject those with a finding, load the others.
+    Per delivery and file kind: `whole` holds the findings about the file as a whole (its
+    header, its reading, its delivery date), `rows` the first of the row checks' findings (all
+    of them stay in the checks' temp table, which quarantines them)."""
     periods = {d.key: (d.period_start, d.period_end) for d in pending if d.period_start is not None}
     if periods:
         stage_periods(con, periods)
-    findings: dict[Key, dict[str, list[Finding]]] = {d.key: {} for d in pending}
+    whole: dict[Key, dict[str, list[Finding]]] = {d.key: {} for d in pending}
+    rows: dict[Key, dict[str, list[Finding]]] = {d.key: {} for d in pending}
     paths = {d.key: {schema.kind: path for schema, path in d.files} for d in pending}
     try:
         for schema in kinds:
             files = {d.key: paths[d.key][schema.kind] for d in pending}
             file_level = stage_files(con, schema, files)
             readable = {key: path for key, path in files.items() if not file_level[key]}
-            rows = check_rows(con, schema, readable, periods) if readable else {}
+            checked = check_rows(con, schema, readable, periods) if readable else {}
             for key in files:
-                findings[key][schema.kind] = file_level[key] + rows.get(key, [])
+                whole[key][schema.kind] = file_level[key]
+                rows[key][schema.kind] = checked.get(key, [])
         for delivery in pending:
-            findings[delivery.key][kinds[0].kind] += _too_early(delivery, today)
+            whole[delivery.key][kinds[0].kind] += _too_early(delivery, today)
         now = dt.datetime.now(dt.UTC)
-        clean = [d for d in pending if not any(findings[d.key].values())]
+        clean = []
         for delivery in pending:
-            if delivery in clean:
+            key = delivery.key
+            shown = {kind: whole[key][kind] + rows[key][kind] for kind in whole[key]}
+            if not any(shown.values()):
+                clean.append(delivery)
                 continue
-            files = [(schema, paths[delivery.key][schema.kind]) for schema in kinds]
-            _reject(con, delivery, files, hashes[delivery.key], findings[delivery.key], now)
-            results[delivery.key] = IngestionError(
+            files = [(schema, paths[key][schema.kind]) for schema in kinds]
+            count = _reject(con, delivery, files, hashes[key], whole[key], shown, now)
+            results[key] = IngestionError(
                 delivery.deal_id,
                 delivery.scope,
-                [f for group in findings[delivery.key].values() for f in group],
+                [f for group in shown.values() for f in group],
+                count,
             )
         if clean:
             _load(con, kinds, clean, paths, hashes, loaded, now, results)
@@ -305,45 +319,63 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results) -> None:
                 results[key].rows[schema.kind] = counts.get(key, 0)
 
 
-def _reject(con, delivery: Delivery, files, hashes, findings, now) -> None:
+def _reject(con, delivery: Delivery, files, hashes, whole, shown, now) -> int:
+    """Record a rejected delivery: each finding's row in raw.quarantine with the record (the row
+    checks' findings straight from their temp table, however many), each file with findings in
+    raw.deliveries. Returns the number of findings."""
     key = delivery.key
+    total = 0
     with transaction(con):
         for schema, path in files:
             delivery_id = _delivery_id(schema.kind, key, hashes[schema.kind])
-            found = findings.get(schema.kind, [])
             con.execute("delete from raw.quarantine where delivery_id = ?", [delivery_id])
             con.execute(
                 "delete from raw.deliveries where delivery_id = ? and status = 'rejected'",
                 [delivery_id],
             )
-            if not found:
+            if not shown.get(schema.kind):
                 continue
-            rows = [(f.row, f.field, f.reason, f.value) for f in found]
-            stage = stage_table(schema.kind)
             con.execute(
-                "create or replace temp table findings (row_number bigint, field varchar, "
+                "create or replace temp table file_findings (row_number bigint, field varchar, "
                 "reason varchar, value varchar)"
             )
-            con.executemany("insert into findings values (?, ?, ?, ?)", rows)
-            number = row_number("staged.rowid", "(staged.deal_id, staged.scope)", stage)
+            if whole.get(schema.kind):
+                con.executemany(
+                    "insert into file_findings values (?, ?, ?, ?)",
+                    [(f.row, f.field, f.reason, f.value) for f in whole[schema.kind]],
+                )
+            checks = findings_table(schema.kind)
+            if con.execute(
+                "select count(*) from duckdb_tables() where temporary and table_name = ?", [checks]
+            ).fetchone()[0]:
+                con.execute(
+                    f"insert into file_findings select row_number, field, reason, value "
+                    f"from {checks} where deal_id = ? and scope = ?",
+                    list(key),
+                )
+            count = con.execute("select count(*) from file_findings").fetchone()[0]
+            total += count
             con.execute(
                 "insert into raw.quarantine select ?, ?, ?, ?, ?, finding.row_number, "
-                "finding.field, finding.reason, finding.value, "
-                f"(select to_json(staged) from {stage} as staged where staged.deal_id = ? "
-                f"and staged.scope = ? and {number} = finding.row_number), ? "
-                "from findings as finding",
-                [delivery_id, delivery.deal_id, schema.kind, delivery.scope, str(path),
-                 delivery.deal_id, delivery.scope, now],
+                "finding.field, finding.reason, finding.value, staged.record, ? "
+                f"from file_findings as finding left join {numbered_stage(schema.kind)} as staged "
+                "on staged.deal_id = ? and staged.scope = ? "
+                "and staged.row_number = finding.row_number "
+                "order by finding.row_number nulls first, finding.field",
+                [delivery_id, delivery.deal_id, schema.kind, delivery.scope, str(path), now,
+                 delivery.deal_id, delivery.scope],
             )  # fmt: skip
             con.execute(
                 "insert into raw.deliveries values "
                 "(?, ?, ?, ?, ?, ?, null, 'rejected', ?, ?, ?, null)",
                 [delivery_id, delivery.deal_id, schema.kind, delivery.scope, str(path),
-                 hashes[schema.kind], len(found), str(found[0]), now],
+                 hashes[schema.kind], count, str(shown[schema.kind][0]), now],
             )  # fmt: skip
+    return total
 
 
 def _drop_stages(con, kinds) -> None:
     for schema in kinds:
         con.execute(f"drop table if exists {stage_table(schema.kind)}")
+        con.execute(f"drop table if exists {findings_table(schema.kind)}")
     con.execute("drop table if exists stage_periods")

@@ -155,7 +155,7 @@ def stage_files(
 
     The files of one format and header are read by one query (one multi-file read is about twice
     as fast as a union of one read per file). Rows go in in file order, a key's rows together,
-    so a row's number in its file follows from its rowid (row_number below).
+    so a row's number in its file follows from its rowid (numbered_stage below).
     A file that cannot be parsed (truncated, not UTF-8 past its header) fails the combined read;
     the files are then read one by one, so the finding names that file, row and field.
     """
@@ -188,13 +188,15 @@ def stage_files(
     return findings
 
 
-def row_number(row_id: str, key: str, stage: str) -> str:
-    """SQL for the number in its file (1 = the first row after the header) of the stage row with
-    rowid `row_id` and (deal_id, scope) `key` (stage_files inserts a key's rows together, in
-    file order)."""
+def numbered_stage(kind: str) -> str:
+    """SQL for the rows of the stage of `kind` as (deal_id, scope, row_number, record): each
+    row's number in its file (1 = the first row after the header; stage_files inserts a key's
+    rows together, in file order) and the row as JSON."""
+    stage = stage_table(kind)
     return (
-        f"{row_id} - (select min(rowid) from {stage} as first_row "
-        f"where (first_row.deal_id, first_row.scope) = {key}) + 1"
+        "(select staged.deal_id, staged.scope, staged.rowid - min(staged.rowid) over "
+        "(partition by staged.deal_id, staged.scope) + 1 as row_number, to_json(staged) as record "
+        f"from {stage} as staged)"
     )
 
 
@@ -511,29 +513,48 @@ def stage_periods(con, periods: dict[Key, tuple[dt.date, dt.date]]) -> None:
     )
 
 
+FINDINGS_KEPT = 100  # per file: the findings an error carries (raw.quarantine holds them all)
+
+
+def findings_table(kind: str) -> str:
+    return f"findings_{kind}"
+
+
 def check_rows(
     con,
     schema: FileSchema,
     files: dict[Key, Path],
     periods: dict[Key, tuple[dt.date, dt.date]] | None = None,
 ) -> dict[Key, list[Finding]]:
-    """Every failing cell of the staged files, per key, naming file, row and field."""
+    """Every failing cell of the staged files, per key, naming file, row and field: all of them
+    in the temp table findings_table(kind) (deal_id, scope, row_number, field, reason, value),
+    the first FINDINGS_KEPT per key returned (a tape of millions of bad rows stays in DuckDB,
+    within its memory limit, and is quarantined from there)."""
     sql, params = row_checks(schema, with_periods=bool(periods))
     if schema.kind == "loan_status" and periods:
         sql = f"{sql} union all {tape_consistency_checks(con)}"
     if schema.kind == "payment_transactions" and periods:
         sql = f"{sql} union all {missing_transactions_check()}"
-    findings: dict[Key, list[Finding]] = {key: [] for key in files}
-    number = row_number("found.row_id", "(found.deal_id, found.scope)", stage_table(schema.kind))
-    rows = con.execute(
-        f"select deal_id, scope, case when row_id is not null then {number} end, field, reason, "
-        f"value from ({sql}) as found(deal_id, scope, row_id, field, reason, value) "
-        "order by 1, 2, 3 nulls last, 4",
+    stage, table = stage_table(schema.kind), findings_table(schema.kind)
+    con.execute(
+        f"create or replace temp table {table} as "
+        f"with firsts as (select deal_id, scope, min(rowid) as first_row_id from {stage} "
+        "group by all) "
+        "select found.deal_id, found.scope, found.row_id - firsts.first_row_id + 1 as row_number, "
+        "found.field, regexp_replace(trim(found.reason), '\\s+', ' ', 'g') as reason, found.value "
+        f"from ({sql}) as found(deal_id, scope, row_id, field, reason, value) "
+        "left join firsts using (deal_id, scope)",
         params,
+    )
+    findings: dict[Key, list[Finding]] = {key: [] for key in files}
+    rows = con.execute(
+        f"select deal_id, scope, row_number, field, reason, value from {table} "
+        "qualify row_number() over (partition by deal_id, scope "
+        "order by row_number nulls last, field, reason) <= ? "
+        "order by deal_id, scope, row_number nulls last, field, reason",
+        [FINDINGS_KEPT],
     ).fetchall()
     for deal_id, scope, row, field, reason, value in rows:
-        key = (deal_id, scope)
-        if key in findings:
-            reason = " ".join(reason.split())
+        if (key := (deal_id, scope)) in findings:
             findings[key].append(Finding(str(files[key]), row, field, reason, value))
     return findings
