@@ -206,3 +206,34 @@ def test_sigterm_stops_the_run_and_everything_it_started(inputs, tmp_path, marke
     result = run_here(env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert_consistent(tmp_path, inputs)
+
+
+def test_a_failure_while_rendering_publishes_neither_the_warehouse_nor_the_reports(
+    inputs, tmp_path, monkeypatch
+):
+    """The reports are rendered before anything is published: when rendering fails, the
+    published warehouse and reports stay those of the previous run, together."""
+    from dagster_project.defs import publishing
+
+    periods = sorted(deliveries(inputs).iterdir())
+    for later in periods[3:]:
+        shutil.rmtree(later)
+    env = pipeline_env(inputs, tmp_path)
+    held = tmp_path / "held"
+    shutil.move(periods[2], held)
+    first = run_here(env)
+    assert first.returncode == 0, first.stderr[-3000:]
+    published = (tmp_path / "warehouse.duckdb").read_bytes()
+    index = (tmp_path / "reports" / "index.html").read_text()
+    shutil.move(held, periods[2])
+
+    def fails(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(publishing, "write_reports", fails)
+    second = run_here(env)
+    assert second.returncode == 1, second.stdout[-3000:] + second.stderr[-3000:]
+    assert "No space left on device" in second.stdout + second.stderr
+    assert (tmp_path / "warehouse.duckdb").read_bytes() == published
+    assert (tmp_path / "reports" / "index.html").read_text() == index
+    assert sorted(p.name for p in tmp_path.glob("reports*")) == ["reports"]

@@ -576,3 +576,28 @@ def test_a_period_delivered_before_it_ends_is_rejected(con, delivery):
     assert con.execute("select count(*) from raw.loan_status").fetchone()[0] == 0
     (loaded,) = load_deliveries(con, [tape_delivery(delivery)], today=dt.date(2015, 11, 1))
     assert loaded.changed
+
+
+def test_a_file_of_many_bad_rows_is_quarantined_whole_and_reported_briefly(con, delivery):
+    """Every row of a tape delivered three times over is a duplicate: all of them are
+    quarantined with their records (in SQL), the error carries the first findings and the
+    count (memory stays bounded for a tape of millions of rows)."""
+    from dagster_project.ingestion.validation import FINDINGS_KEPT
+
+    path = delivery / "loan_status.csv"
+    header, *rows = path.read_text().splitlines(keepends=True)
+    path.write_text(header + "".join(rows * 3))
+    error = rejected(con, delivery)
+    assert error.count == 3 * len(rows) > FINDINGS_KEPT
+    assert len(error.findings) == FINDINGS_KEPT
+    assert [f.row for f in error.findings] == list(range(1, FINDINGS_KEPT + 1))
+    assert f"({error.count} findings;" in str(error)
+    quarantined = con.execute(
+        "select count(*), count(distinct row_number), count(record), "
+        "min(row_number), max(row_number) from raw.quarantine where reason = 'duplicate row'"
+    ).fetchone()
+    assert quarantined == (3 * len(rows), 3 * len(rows), 3 * len(rows), 1, 3 * len(rows))
+    (count,) = con.execute(
+        "select finding_count from raw.deliveries where status = 'rejected'"
+    ).fetchone()
+    assert count == 3 * len(rows)

@@ -173,3 +173,18 @@ def test_a_run_launched_from_the_inbox_loads_the_files_where_they_landed(
     ).fetchall()
     con.close()
     assert sorted(p[0] for p in paths) == sorted(str(p) for p in folder.iterdir())
+
+
+def test_the_command_line_says_which_delivery_folders_it_ignores(tmp_path, capsys):
+    from dagster_project.launch import delivered
+
+    folder = tmp_path / DEAL_ID / "deliveries"
+    for name in ("2015-10", "2017-07 (resent)", "1999-01", "notes"):
+        (folder / name).mkdir(parents=True)
+    assert delivered(tmp_path, [DEAL], None, None) == {DEAL_ID: ["2015-10"]}
+    printed = capsys.readouterr().err
+    assert "2017-07 (resent): the folder name is not a Collection Period (YYYY-MM); not loaded" in (
+        printed
+    )
+    assert f"1999-01: 1999-01 is not a Collection Period of {DEAL_ID}" in printed
+    assert "notes: the folder name is not a Collection Period" in printed
