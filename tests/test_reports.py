@@ -166,3 +166,79 @@ def test_a_certificate_carries_its_notes_and_only_its_own(built_warehouse, repor
     assert "Section 2.8 of the Indenture" in noted[date]
     text, _ink = _pdf_text_and_ink(reports / "certificates" / f"certificate_{date}.pdf")
     assert "Notes" in text and "Section 4.1(d) applies" in " ".join(text.split())
+
+
+def _pages(path) -> list[str]:
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        return [pdf[i].get_textpage().get_text_range() for i in range(len(pdf))]
+    finally:
+        pdf.close()
+
+
+def test_the_certificate_reads_as_exhibit_a(reports, dates_and_pools):
+    """Group headings, the signature block, and a footer on every page naming the deal, the
+    Distribution Date and "page x of y"; in the HTML and in the PDF."""
+    date = dates_and_pools[len(dates_and_pools) // 2][0]
+    pages = _pages(reports / "certificates" / f"certificate_{date}.pdf")
+    text = "\n".join(pages)
+    for heading in (
+        "Finance Charges:",
+        "Principal:",
+        "Class A Noteholder Interest Amounts",
+        "Lesser of: (a or b)",
+        "Deposits",
+        "Withdrawals",
+    ):
+        assert heading in text, heading
+    assert "IN WITNESS WHEREOF, the undersigned has duly executed this certificate on" in pages[-1]
+    assert "CARMAX BUSINESS SERVICES, LLC" in pages[-1] and "As Servicer" in pages[-1]
+    for number, page in enumerate(pages, 1):
+        assert f"page {number} of {len(pages)}" in page
+        assert "CarMax Auto Owner Trust 2015-4 \u00b7 Monthly Servicer's Certificate" in page
+        assert f"Distribution Date {date:%m/%d/%Y}" in page.splitlines()[-2:][0] + page
+    html = (reports / "certificates" / f"certificate_{date}.html").read_text()
+    assert '<tr class="group"><td class="no">17.</td><td colspan="3">Finance Charges:</td>' in html
+    assert "IN WITNESS WHEREOF" in html and "As Servicer" in html
+
+
+def test_a_heading_never_ends_a_page_and_a_split_section_says_continued(tmp_path):
+    """Sections long enough to split: every page after the first starts with a heading that
+    says "(continued)" (the line's heading too when the split falls inside its group), and no
+    page's last row is a heading."""
+    from dagster_project.reports.document import Document, Row
+    from dagster_project.reports.pdf_render import render_pdf
+
+    rows = []
+    for section in range(3):
+        rows.append(Row("section", label=f"Section {section}"))
+        for number in range(12):
+            rows.append(Row("group", f"{section * 100 + number}.", f"Group {section}-{number}"))
+            rows += [Row("line", "", f"{letter}. item", ("$1.00",), True) for letter in "abcde"]
+    document = Document("TITLE", ("sub",), (("Distribution Date", "01/18/2022"),), tuple(rows))
+    pages = _pages(render_pdf(document, tmp_path / "long.pdf"))
+    assert len(pages) >= 4
+    bodies = [
+        [line for line in p.strip().splitlines() if not line.startswith("page ")] for p in pages
+    ]
+    for body in bodies[1:]:
+        assert body[0].startswith("Section") and body[0].endswith(" (continued)"), body[0]
+        assert "(continued) (continued)" not in body[0]
+    for body in bodies:
+        assert "Section" not in body[-1] and "Group" not in body[-1], body[-1]
+    inside = [body for body in bodies[1:] if "Group" in body[1] and "(continued)" in body[1]]
+    assert inside, "a split inside a group repeats the group's heading"
+
+
+def test_the_statement_prints_tables_and_flags(reports, dates_and_pools):
+    date = dates_and_pools[len(dates_and_pools) // 2][0]
+    text = "\n".join(_pages(reports / "statements" / f"statement_{date}.pdf"))
+    assert "Delinquent Receivables" in text and "Number" in text
+    assert text.count("31-60 days delinquent") == 1  # one table row, count and balance beside
+    assert "Outstanding principal balance and Note Pool Factor after the distribution" in text
+    assert text.count("Class A-1") == 3  # items (i), (vii) and (ix): one row each
+    html = (reports / "statements" / f"statement_{date}.html").read_text()
+    flag = html.split("Clean-up call")[1].split("</tr>")[0]
+    assert ">No<" in flag or ">Yes<" in flag
+    assert "$" not in flag
+    assert "page 1 of " in text and "Statement to Noteholders" in text

@@ -16,7 +16,8 @@ TWO_COLUMN = {"_begin": "_end", "_count": "_balance"}
 
 @dataclass(frozen=True)
 class Row:
-    kind: str  # "section" (a heading), "columns" (two column titles), "line"
+    kind: str  # "section" (a heading), "group" (a numbered line's heading), "columns" (its two
+    # column titles), "line"
     number: str = ""  # printed line number ("8.") or Section 4.9 item ("(ix)")
     label: str = ""
     amounts: tuple[str, ...] = ()  # one or two right-aligned cells
@@ -35,6 +36,8 @@ class Document:
     column_titles: tuple[str, str] = ("", "")
     links: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (text, href)
     notes: tuple[str, ...] = ()  # printed under the rows (marts.rpt_certificate_notes)
+    signature: tuple[str, ...] = ()  # the form's signature block, printed last
+    footer: str = ""  # the PDF's running footer (with "page x of y")
 
 
 def display(value: str | None, kind: str) -> str:
@@ -71,7 +74,9 @@ def _split(line: str) -> tuple[str, str, str]:
 
 
 def _is_total(label: str) -> bool:
-    return "sum" in label or label.startswith("Total")
+    """A line Exhibit A sums ("(sum a - c)", "Total Class A-1 Note Interest"); the Total Daily
+    Deposits of line 43 are deposits, not a total."""
+    return "sum" in label or (label.startswith("Total") and not label.startswith("Total Daily"))
 
 
 def _period_facts(period: dict) -> tuple[tuple[str, str], ...]:
@@ -85,10 +90,15 @@ def _period_facts(period: dict) -> tuple[tuple[str, str], ...]:
 
 
 def certificate_document(
-    trust_name: str, period: dict, lines: list[dict], notes: tuple[str, ...] = ()
+    trust_name: str,
+    period: dict,
+    lines: list[dict],
+    notes: tuple[str, ...] = (),
+    servicer: str = "CarMax Business Services, LLC",
 ) -> Document:
-    """`lines`: rows of marts.rpt_servicer_certificate for one date, in line order; `notes`: the
-    date's rows of marts.rpt_certificate_notes."""
+    """`lines`: rows of marts.rpt_servicer_certificate for one date, in line order (a lettered
+    line carries its group's heading, e.g. 17 "Finance Charges:"); `notes`: the date's rows of
+    marts.rpt_certificate_notes."""
     rows: list[Row] = []
     section = None
     shown: set[str] = set()
@@ -101,6 +111,7 @@ def certificate_document(
             section = row["section"]
             rows.append(Row("section", label=section))
         first = display(row["value"], row["kind"])
+        group = row.get("group_label") or ""
         if column:
             if number not in shown:
                 heads = (
@@ -108,10 +119,7 @@ def certificate_document(
                     if column == "_begin"
                     else ("Number of Loans", "Principal Balance")
                 )
-                title = {"class_balance": "Note Balances", "class_factor": "Pool Factors"}.get(
-                    row["key"].split("_begin")[0], "Delinquency Analysis"
-                )
-                rows.append(Row("columns", f"{number}.", title, heads))
+                rows.append(Row("columns", f"{number}.", group, heads))
             pair = by_line.get(row["line"].replace(column, TWO_COLUMN[column]))
             second = display(pair["value"], pair["kind"]) if pair else ""
             rows.append(
@@ -119,38 +127,102 @@ def certificate_document(
                     _is_total(row["label"]))
             )  # fmt: skip
         elif letter:
+            if number not in shown and group:
+                rows.append(Row("group", f"{number}.", group))
             rows.append(
-                Row("line", "" if number in shown else f"{number}.", f"{letter}. {row['label']}",
-                    (first,), True, _is_total(row["label"]))
+                Row("line", "" if number in shown or group else f"{number}.",
+                    f"{letter}. {row['label']}", (first,), True, _is_total(row["label"]))
             )  # fmt: skip
         else:
             rows.append(Row("line", f"{number}.", row["label"], (first,), False, False))
         shown.add(number)
+    facts = _period_facts(period)
     return Document(
         title="MONTHLY SERVICER'S CERTIFICATE",
-        subtitles=("CARMAX BUSINESS SERVICES, LLC", trust_name.upper()),
-        facts=_period_facts(period),
+        subtitles=(servicer.upper(), trust_name.upper()),
+        facts=facts,
         rows=tuple(rows),
         notes=notes,
+        # Exhibit A's closing: executed on the Determination Date by an officer of the Servicer
+        signature=(
+            "IN WITNESS WHEREOF, the undersigned has duly executed this certificate on "
+            f"{period['determination_date']:%B %d, %Y}.",
+            servicer.upper(),
+            "As Servicer",
+            "By: ________________________________",
+            "Name: ______________________________",
+            "Title: _____________________________",
+        ),
+        footer=f"{trust_name} \u00b7 Monthly Servicer's Certificate \u00b7 Distribution Date "
+        f"{facts[-1][1]}",
     )
 
 
+def _common_ending(texts: list[str]) -> str:
+    """The words every text ends with ("after the distribution")."""
+    words = [text.split() for text in texts]
+    common: list[str] = []
+    while (
+        all(len(w) > len(common) + 1 for w in words)
+        and len({w[-1 - len(common)] for w in words}) == 1
+    ):
+        common.insert(0, words[0][-1 - len(common)])
+    return " ".join(common)
+
+
+def _statement_item(item: str, details: list[tuple]) -> list[Row]:
+    """One Section 4.9 item's rows: a plain line each, or a table when the item has a value per
+    class (Class A-1, ...) or per bucket ("31-60 days delinquent: number" and ": Principal
+    Balance"), in one or two columns."""
+    by_class = all(class_id for _, class_id, _, _ in details)
+    by_bucket = (
+        not by_class
+        and len(details) > 1
+        and all(": " in description for description, *_ in details)
+    )
+    if not (by_class or by_bucket):
+        return [
+            Row("line", item if index == 0 else "", description, (display(value, kind),))
+            for index, (description, _, value, kind) in enumerate(details)
+        ]
+    cells: dict[str, dict[str, str]] = {}
+    columns: list[str] = []
+    for description, class_id, value, kind in details:
+        key, column = (f"Class {class_id}", description) if by_class else description.split(": ", 1)
+        cells.setdefault(key, {})[column] = display(value, kind)
+        if column not in columns:
+            columns.append(column)
+    if len(columns) == 1:
+        rows = [Row("group", item, columns[0])]
+        rows += [Row("line", "", key, (values[columns[0]],), True) for key, values in cells.items()]
+        return rows
+    ending = _common_ending(columns) if by_class else ""
+    heads = tuple(c.removesuffix(ending).strip() if ending else c for c in columns[:2])
+    label = f"{heads[0]} and {heads[1]} {ending}" if ending else "Delinquent Receivables"
+    rows = [Row("columns", item, label, tuple(h[:1].upper() + h[1:] for h in heads))]
+    rows += [
+        Row("line", "", key, tuple(values.get(c, "") for c in columns[:2]), True)
+        for key, values in cells.items()
+    ]
+    return rows
+
+
 def statement_document(trust_name: str, distribution: dt.date, items: list[tuple]) -> Document:
-    """Section 4.9 items (i) to (xxii): (item, description, class_id, value, kind) rows."""
-    rows = tuple(
-        Row(
-            "line",
-            item,
-            f"{description} ({class_id})" if class_id else description,
-            (display(value, kind),),
-        )
-        for item, description, class_id, value, kind in items
+    """Section 4.9 items (i) to (xxii): (item, description, class_id, value, kind) rows in item
+    order; flags print Yes or No."""
+    grouped: dict[str, list[tuple]] = {}
+    for item, description, class_id, value, kind in items:
+        grouped.setdefault(item, []).append((description, class_id, value, kind))
+    rows = (Row("section", label="Section 4.9 items"),) + tuple(
+        row for item, details in grouped.items() for row in _statement_item(item, details)
     )
     return Document(
         title="STATEMENT TO NOTEHOLDERS",
         subtitles=(trust_name, "Section 4.9 of the Sale and Servicing Agreement"),
         facts=(("Distribution Date", f"{distribution:%m/%d/%Y}"),),
         rows=rows,
+        footer=f"{trust_name} \u00b7 Statement to Noteholders \u00b7 Distribution Date "
+        f"{distribution:%m/%d/%Y}",
     )
 
 

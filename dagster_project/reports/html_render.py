@@ -22,7 +22,9 @@ div.banner p { margin: 0.2em 0; }
 div.notes { font-size: 0.85em; margin-top: 1.2em; max-width: 52em; }
 div.notes h3 { font-size: 1em; margin: 0 0 0.3em; }
 div.notes p { margin: 0.2em 0; }
-@media print { body { margin: 0; } }
+div.signature { margin-top: 2em; } div.signature p { margin: 0.4em 0; }
+div.signature p:first-child { margin-bottom: 1.2em; }
+@media print { body { margin: 0; } tr.section, tr.group { break-after: avoid; } }
 """
 
 
@@ -30,6 +32,11 @@ def _row(row) -> str:
     e = html.escape
     if row.kind == "section":
         return f'<tr class="section"><td colspan="4">{e(row.label)}</td></tr>'
+    if row.kind == "group":
+        return (
+            f'<tr class="group"><td class="no">{e(row.number)}</td>'
+            f'<td colspan="3">{e(row.label)}</td></tr>'
+        )
     if row.kind == "columns":
         return (
             f'<tr><td class="no">{e(row.number)}</td><td>{e(row.label)}</td>'
@@ -62,11 +69,19 @@ def render_html(document: Document) -> str:
         if document.notes
         else ""
     )
+    signature = (
+        f'<div class="signature"><p>{e(document.signature[0])}</p>'
+        + "".join(f"<p>{e(line)}</p>" for line in document.signature[1:])
+        + "</div>"
+        if document.signature
+        else ""
+    )
     body = (
         f'<p class="notice">{e(document.notice)}</p><p>{links}</p>'
         if document.notice
         else f'{banner}<table class="lines">{"".join(_row(r) for r in document.rows)}</table>'
         + notes
+        + signature
     )
     title = f"{document.title} {document.facts[-1][1] if document.facts else ''}"
     return (

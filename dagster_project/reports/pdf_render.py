@@ -1,46 +1,175 @@
-"""A Document as a PDF (reportlab): letter pages laid out like the HTML, page numbers below."""
+"""A Document as a PDF (reportlab): letter pages laid out like the HTML.
 
+Each section of the form is a Section flowable: a heading is never the last thing on a page (it
+moves with at least two of its rows), and a section split across pages starts the next page with
+its heading and "(continued)", and with its line's heading when the split falls inside a
+lettered group (29 d. ... then "29. Class A Noteholder Interest Amounts (continued)"). Every
+page's footer names the document (deal, Distribution Date) and says "page x of y": the PDF is
+laid out once to count its pages, then built.
+"""
+
+import io
+from dataclasses import dataclass, replace
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
+from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.pagesizes import LETTER
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
 from reportlab.pdfbase.pdfmetrics import stringWidth
-from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import (
+    Flowable,
+    KeepTogether,
+    Paragraph,
+    SimpleDocTemplate,
+    Spacer,
+    Table,
+    TableStyle,
+)
 
-from dagster_project.reports.document import Document
+from dagster_project.reports.document import Document, Row
 
 STYLES = getSampleStyleSheet()
 TITLE = ParagraphStyle("title", parent=STYLES["Title"], fontSize=13, spaceAfter=2)
 SUBTITLE = ParagraphStyle("subtitle", parent=STYLES["Heading2"], fontSize=10.5, alignment=1)
 CELL = ParagraphStyle("cell", parent=STYLES["BodyText"], fontSize=8, leading=9.5)
 INDENTED = ParagraphStyle("indented", parent=CELL, leftIndent=12)
+HEAD = ParagraphStyle("head", parent=CELL, fontName="Helvetica-Oblique", alignment=TA_RIGHT)
 SECTION = ParagraphStyle("section", parent=CELL, fontName="Helvetica-Bold", fontSize=8.5)
-WIDTHS = (0.6 * inch, 4.2 * inch, 1.35 * inch, 1.35 * inch)
+WIDTHS = (0.6 * inch, 4.0 * inch, 1.35 * inch, 1.35 * inch)  # the frame's 7.3 inches
 CELL_PADDING = 6  # reportlab's default left and right padding of a table cell
+MARGIN = 0.6 * inch
+BASE_STYLE = (
+    ("FONTSIZE", (0, 0), (-1, -1), 8),
+    ("VALIGN", (0, 0), (-1, -1), "TOP"),
+    ("ALIGN", (2, 0), (3, -1), "RIGHT"),
+    ("TOPPADDING", (0, 0), (-1, -1), 1),
+    ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
+)
+KEPT_WITH_HEADING = 2  # rows a heading takes with it onto a page
 
 
-def _footer(canvas, document) -> None:
-    canvas.saveState()
-    canvas.setFont("Helvetica", 7)
-    canvas.drawRightString(LETTER[0] - 0.6 * inch, 0.45 * inch, f"page {document.page}")
-    canvas.restoreState()
+@dataclass(frozen=True)
+class _Line:
+    """One table row: its cells, its style commands (column ranges; the row is filled in when
+    the table is made) and the numbered line it belongs to."""
+
+    cells: tuple
+    styles: tuple = ()
+    group: Row | None = None  # the heading row of its lettered group, if any
+    numbered: bool = False  # prints its line number (the start of a line or group)
 
 
-def _label(text: str, indent: bool, index: int, style: list):
+def _label(text: str, indent: bool, styles: list):
     """A label cell: plain text when it fits on one line (laying out a Paragraph is most of a
     page's rendering time), a wrapping Paragraph otherwise."""
     room = WIDTHS[1] - 2 * CELL_PADDING - (INDENTED.leftIndent if indent else 0)
     if stringWidth(text, CELL.fontName, CELL.fontSize) > room:
         return Paragraph(escape(text), INDENTED if indent else CELL)
     if indent:
-        style.append(("LEFTPADDING", (1, index), (1, index), CELL_PADDING + INDENTED.leftIndent))
+        styles.append(("LEFTPADDING", 1, 1, CELL_PADDING + INDENTED.leftIndent))
     return text
 
 
-def render_pdf(document: Document, path: Path) -> Path:
+def _line(row: Row, group: Row | None) -> _Line:
+    styles: list = []
+    if row.kind == "section":
+        return _Line(
+            (Paragraph(escape(row.label), SECTION), "", "", ""),
+            (("SPAN", 0, -1), ("LINEBELOW", 0, -1, 0.6, colors.grey), ("TOPPADDING", 0, -1, 7)),
+        )
+    if row.kind == "group":
+        return _Line((row.number, _label(row.label, False, styles), "", ""), tuple(styles),
+                     row, True)  # fmt: skip
+    cells = ["", *row.amounts] if len(row.amounts) == 1 else list(row.amounts)
+    label = _label(row.label, row.indent, styles)
+    if row.kind == "columns":  # column titles wrap within their column
+        cells = [Paragraph(escape(head), HEAD) for head in cells]
+        group = row
+    if row.total:
+        styles.append(("LINEABOVE", 2, 3, 0.4, colors.lightgrey))
+    return _Line((row.number, label, *cells), tuple(styles), group, bool(row.number))
+
+
+def _table(lines: list[_Line]) -> Table:
+    commands = list(BASE_STYLE)
+    for index, line in enumerate(lines):
+        for name, first, last, *args in line.styles:
+            commands.append((name, (first, index), (last, index), *args))
+    table = Table([list(line.cells) for line in lines], colWidths=WIDTHS)
+    table.setStyle(TableStyle(commands))
+    return table
+
+
+def _continued(row: Row) -> Row:
+    if row.label.endswith("(continued)"):
+        return row
+    return replace(row, label=f"{row.label} (continued)")
+
+
+class Section(Flowable):
+    """A heading and its rows (a Flowable, the way platypus is extended): laid out as one table,
+    split between pages as the module docstring says."""
+
+    def __init__(self, heading: Row, rows: list[tuple[Row, Row | None]]):
+        super().__init__()
+        self.heading = heading
+        self.rows = rows  # each row with its group's heading row
+        self.table: Table | None = None
+
+    def _lines(self, count: int | None = None) -> list[_Line]:
+        rows = self.rows if count is None else self.rows[:count]
+        return [_line(self.heading, None), *(_line(row, group) for row, group in rows)]
+
+    def wrap(self, available_width, available_height):
+        self.table = _table(self._lines())
+        return self.table.wrap(available_width, available_height)
+
+    def draw(self):
+        self.table.drawOn(self.canv, 0, 0)
+
+    def split(self, available_width, available_height):
+        def fits(count: int) -> bool:
+            height = _table(self._lines(count)).wrap(available_width, available_height)[1]
+            return height <= available_height
+
+        low, high = 0, len(self.rows)  # the most rows that fit under the heading
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if fits(middle) else (low, middle - 1)
+        while low and self.rows[low - 1][0].kind in ("group", "columns"):
+            low -= 1  # a line's heading stays with its first row
+        if low < min(KEPT_WITH_HEADING, len(self.rows)):
+            return []  # the whole section to the next page
+        if low == len(self.rows):
+            return [self]
+        rest = self.rows[low:]
+        row, group = rest[0]
+        if group is not None and row is not group and row.kind != "group":
+            rest = [(_continued(group), None), *rest]  # the line's heading, again
+        return [Section(self.heading, self.rows[:low]), Section(_continued(self.heading), rest)]
+
+
+def _sections(document: Document) -> list[Section]:
+    sections: list[Section] = []
+    group = None
+    for row in document.rows:
+        if row.kind == "section":
+            sections.append(Section(row, []))
+            continue
+        if not sections:
+            sections.append(Section(Row("section"), []))
+        if row.kind in ("group", "columns"):
+            group = row
+        elif row.number:
+            group = None  # a new numbered line ends the group before it
+        sections[-1].rows.append((row, group))
+    return sections
+
+
+def _story(document: Document) -> list:
     story = [Paragraph(escape(document.title), TITLE)]
     story += [Paragraph(escape(s), SUBTITLE) for s in document.subtitles]
     if document.facts:
@@ -54,53 +183,49 @@ def render_pdf(document: Document, path: Path) -> Path:
         story.append(facts)
     story.append(Spacer(1, 8))
     if document.notice:
-        story.append(Paragraph(escape(document.notice), SECTION))
-    else:
-        story += [Paragraph(escape(line), CELL) for line in document.banner]
-        if document.banner:
-            story.append(Spacer(1, 6))
-        data, style = (
-            [],
-            [
-                ("FONTSIZE", (0, 0), (-1, -1), 8),
-                ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                ("ALIGN", (2, 0), (3, -1), "RIGHT"),
-                ("TOPPADDING", (0, 0), (-1, -1), 1),
-                ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
-            ],
+        return [*story, Paragraph(escape(document.notice), SECTION)]
+    story += [Paragraph(escape(line), CELL) for line in document.banner]
+    if document.banner:
+        story.append(Spacer(1, 6))
+    story += _sections(document)
+    if document.notes:
+        notes = [Spacer(1, 8), Paragraph("Notes", SECTION)]
+        notes += [
+            Paragraph(f"{number}. {escape(note)}", CELL)
+            for number, note in enumerate(document.notes, 1)
+        ]
+        story.append(KeepTogether(notes))
+    if document.signature:
+        block = [Spacer(1, 14), Paragraph(escape(document.signature[0]), CELL), Spacer(1, 10)]
+        block += [Paragraph(escape(line), CELL) for line in document.signature[1:]]
+        story.append(KeepTogether(block))
+    return story
+
+
+def render_pdf(document: Document, path: Path) -> Path:
+    def build(target, pages: int) -> int:
+        def footer(canvas, doc) -> None:
+            canvas.saveState()
+            canvas.setFont("Helvetica", 7)
+            if document.footer:
+                canvas.drawString(MARGIN, 0.45 * inch, document.footer)
+            canvas.drawRightString(
+                LETTER[0] - MARGIN, 0.45 * inch, f"page {doc.page} of {pages or '?'}"
+            )
+            canvas.restoreState()
+
+        pdf = SimpleDocTemplate(
+            target,
+            pagesize=LETTER,
+            title=f"{document.title} {document.facts[-1][1] if document.facts else ''}",
+            leftMargin=MARGIN,
+            rightMargin=MARGIN,
+            topMargin=MARGIN,
+            bottomMargin=0.7 * inch,
         )
-        for index, row in enumerate(document.rows):
-            if row.kind == "section":
-                data.append([Paragraph(escape(row.label), SECTION), "", "", ""])
-                style += [
-                    ("SPAN", (0, index), (-1, index)),
-                    ("LINEBELOW", (0, index), (-1, index), 0.6, colors.grey),
-                    ("TOPPADDING", (0, index), (-1, index), 7),
-                ]
-                continue
-            cells = ["", *row.amounts] if len(row.amounts) == 1 else list(row.amounts)
-            data.append([row.number, _label(row.label, row.indent, index, style), *cells])
-            if row.kind == "columns":
-                style.append(("FONTNAME", (2, index), (3, index), "Helvetica-Oblique"))
-            if row.total:
-                style.append(("LINEABOVE", (2, index), (3, index), 0.4, colors.lightgrey))
-        table = Table(data, colWidths=WIDTHS, repeatRows=0)
-        table.setStyle(TableStyle(style))
-        story.append(table)
-        if document.notes:
-            story += [Spacer(1, 8), Paragraph("Notes", SECTION)]
-            story += [
-                Paragraph(f"{number}. {escape(note)}", CELL)
-                for number, note in enumerate(document.notes, 1)
-            ]
-    pdf = SimpleDocTemplate(
-        str(path),
-        pagesize=LETTER,
-        title=f"{document.title} {document.facts[-1][1] if document.facts else ''}",
-        leftMargin=0.6 * inch,
-        rightMargin=0.6 * inch,
-        topMargin=0.6 * inch,
-        bottomMargin=0.7 * inch,
-    )
-    pdf.build(story, onFirstPage=_footer, onLaterPages=_footer)
+        pdf.build(_story(document), onFirstPage=footer, onLaterPages=footer)
+        return pdf.page
+
+    pages = build(io.BytesIO(), 0)  # the first layout counts the pages
+    build(str(path), pages)
     return path

@@ -101,7 +101,8 @@ def write_reports(
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         trusts = con.execute(
-            "select deal_id, trust_name from staging.stg_deal__deals order by cutoff_date, deal_id"
+            "select deal_id, trust_name, servicer_name from staging.stg_deal__deals "
+            "order by cutoff_date, deal_id"
         ).fetchall()
         gated = {
             deal_id
@@ -112,12 +113,12 @@ def write_reports(
         versions = load_versions(con)
         totals = {"certificates": 0, "certificates_withheld": 0, "trusts": 0}
         rows = []
-        for deal_id, trust_name in trusts:
+        for deal_id, trust_name, servicer in trusts:
             if deal_id not in gated:
                 rows.append((deal_id, trust_name, None))
                 continue
             write = _Writer(out / deal_id, published / deal_id if published else None)
-            counts = _write_trust(con, deal_id, trust_name, write, versions, data_docs)
+            counts = _write_trust(con, (deal_id, trust_name, servicer), write, versions, data_docs)
             totals["certificates"] += counts["certificates"]
             totals["certificates_withheld"] += counts["certificates_withheld"]
             totals["trusts"] += 1
@@ -157,7 +158,9 @@ def _shelf_index(rows) -> str:
     )
 
 
-def _write_trust(con, deal_id, trust_name, write: _Writer, versions, data_docs) -> dict:
+def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, data_docs) -> dict:
+    """trust: (deal_id, trust name, servicer name)."""
+    deal_id, trust_name, servicer = trust
     out = write.out
     periods = con.execute(
         "select calendar.distribution_date, calendar.determination_date, "
@@ -212,7 +215,7 @@ def _write_trust(con, deal_id, trust_name, write: _Writer, versions, data_docs) 
         for version in kept:  # every earlier version stays readable
             old = [{**row, "value": version.values.get(row["line"])} for row in layout]
             write(
-                certificate_document(trust_name, period, old),
+                certificate_document(trust_name, period, old, servicer=servicer),
                 _version_stem(distribution, version.version),
             )
         if not publishable:
@@ -238,7 +241,7 @@ def _write_trust(con, deal_id, trust_name, write: _Writer, versions, data_docs) 
             continue
         counts["certificates"] += 1
         document = certificate_document(
-            trust_name, period, layout, tuple(notes.get(distribution, ()))
+            trust_name, period, layout, tuple(notes.get(distribution, ())), servicer
         )
         status = '<span class="published">published</span>'
         if len(history) > 1:
