@@ -242,3 +242,55 @@ def test_the_statement_prints_tables_and_flags(reports, dates_and_pools):
     assert ">No<" in flag or ">Yes<" in flag
     assert "$" not in flag
     assert "page 1 of " in text and "Statement to Noteholders" in text
+
+
+def test_every_report_says_where_its_figures_come_from(built_warehouse, reports, dates_and_pools):
+    """Provenance: the code version, the deal file's SHA-256, the SHA-256 of the delivered files
+    (the period's own tapes by name), on the certificate, the statement, the performance and the
+    auditor reports; a certificate's provenance is its version's, so it is stable run to run."""
+    from dagster_project.reports.provenance import code_version
+
+    published = built_warehouse["published"]
+    con = duckdb.connect(str(published), read_only=True)
+    date = dates_and_pools[3][0]
+    period, deal_sha = con.execute(
+        "select calendar.collection_period, deals.deal_file_sha256 "
+        "from staging.stg_deal__payment_calendar as calendar "
+        "inner join raw.deals as deals using (deal_id) "
+        "where calendar.deal_id = ? and calendar.distribution_date = ?",
+        [DEAL_ID, date],
+    ).fetchone()
+    tapes = dict(
+        con.execute(
+            "select file_kind, sha256 from raw.deliveries where deal_id = ? and scope = ? "
+            "and status = 'loaded'",
+            [DEAL_ID, period],
+        ).fetchall()
+    )
+    (schedule,) = con.execute(
+        "select sha256 from raw.deliveries where deal_id = ? and file_kind = "
+        "'receivable_schedule' and status = 'loaded'",
+        [DEAL_ID],
+    ).fetchone()
+    con.close()
+    pdf_text = "\n".join(_pages(reports / "certificates" / f"certificate_{date}.pdf"))
+    for page in (
+        (reports / "certificates" / f"certificate_{date}.html").read_text(),
+        (reports / "statements" / f"statement_{date}.html").read_text(),
+        pdf_text.replace("\r", "").replace("\n", " "),
+    ):
+        assert "Provenance" in page and "Computed version 1," in page
+        assert f"Code version {code_version()}" in page and deal_sha in page
+        assert schedule in page
+        for kind in ("loan_status", "payment_transactions"):
+            assert f"{period} {kind}: SHA-256 {tapes[kind]}" in page
+        assert "The 3 earlier Collection Periods' 6 tape files" in page
+    for page in (
+        (reports / "performance.html").read_text(),
+        (reports / "auditor" / "index.html").read_text(),
+    ):
+        assert "Provenance" in page and deal_sha in page and "tape files" in page
+    auditor = "\n".join(_pages(reports / "auditor" / "auditor_report.pdf"))
+    last = dates_and_pools[-1][0]
+    assert f"Distribution Date {last:%m/%d/%Y}" in auditor and "Collection Period" in auditor
+    assert "page 1 of" in auditor and "Provenance" in auditor

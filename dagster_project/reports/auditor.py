@@ -8,7 +8,7 @@ Built from expectations/representations.yml and the quality schema of the publis
 import csv
 import html
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -23,6 +23,7 @@ CATALOG = PROJECT_ROOT / "expectations" / "representations.yml"
 STYLE = """
 body { font-family: Helvetica, Arial, sans-serif; max-width: 72em; margin: 2em auto; color: #111; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.8em; }
+.provenance { font-size: 0.8em; color: #555; word-break: break-all; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9em; }
 th, td { border-bottom: 1px solid #ddd; padding: 3px 6px; text-align: left; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -120,9 +121,16 @@ def _entry_rows(entries: list[Entry], results: list[tuple], unit: str, criteria:
 
 
 def write_auditor_report(
-    con, deal_id: str, trust_name: str, out: Path, data_docs: Path | None
+    con,
+    deal_id: str,
+    trust_name: str,
+    out: Path,
+    data_docs: Path | None,
+    as_of: tuple[tuple[str, str], ...] = (),
+    provenance: tuple[str, ...] = (),
 ) -> dict[str, int]:
-    """Write out/index.html, out/auditor_report.pdf and out/exceptions.csv for one trust."""
+    """Write out/index.html, out/auditor_report.pdf and out/exceptions.csv for one trust.
+    `as_of`: (label, value) of the latest Collection Period and Distribution Date covered."""
     out.mkdir(parents=True, exist_ok=True)
     catalog = load_catalog()
     results = con.execute(
@@ -215,7 +223,8 @@ def write_auditor_report(
         f"<title>{html.escape(trust_name)}: auditor report</title>"
         f"<style>{STYLE}</style></head><body><h1>{html.escape(trust_name)}: eligibility and "
         "servicing criteria, auditor report</h1>"
-        f"<p>{len(catalog['representations'])} Section 2.3 items listed, {len(tested)} tested "
+        + "".join(f"<p>{html.escape(k)}: {html.escape(v)}</p>" for k, v in as_of)
+        + f"<p>{len(catalog['representations'])} Section 2.3 items listed, {len(tested)} tested "
         f"from data, {len(catalog['representations']) - len(tested)} not testable (reasons "
         f"below). {len(register)} breaches in the register "
         '(<a href="exceptions.csv">exceptions.csv</a>; printable: '
@@ -240,11 +249,25 @@ def write_auditor_report(
         )
         + "<h2>Breach register</h2>"
         + ("".join(exceptions) or "<p>Empty.</p>")
+        + (
+            '<h2>Provenance</h2><div class="provenance">'
+            + "".join(f"<p>{html.escape(line)}</p>" for line in provenance)
+            + "</div>"
+            if provenance
+            else ""
+        )
         + "</body></html>"
     )
     (out / "index.html").write_text(page, encoding="utf-8")
+    document = _summary_document(trust_name, catalog, results, register, withheld)
     render_pdf(
-        _summary_document(trust_name, catalog, results, register, withheld),
+        replace(
+            document,
+            facts=as_of,
+            provenance=provenance,
+            footer=f"{trust_name} \u00b7 Auditor report"
+            + "".join(f" \u00b7 {label} {value}" for label, value in as_of[-1:]),
+        ),
         out / "auditor_report.pdf",
     )
     return {"breaches": len(register), "certificates_withheld": len(withheld)}

@@ -38,6 +38,7 @@ class Document:
     notes: tuple[str, ...] = ()  # printed under the rows (marts.rpt_certificate_notes)
     signature: tuple[str, ...] = ()  # the form's signature block, printed last
     footer: str = ""  # the PDF's running footer (with "page x of y")
+    provenance: tuple[str, ...] = ()  # where the figures come from (reports/provenance.py)
 
 
 def display(value: str | None, kind: str) -> str:

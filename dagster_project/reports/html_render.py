@@ -22,6 +22,8 @@ div.banner p { margin: 0.2em 0; }
 div.notes { font-size: 0.85em; margin-top: 1.2em; max-width: 52em; }
 div.notes h3 { font-size: 1em; margin: 0 0 0.3em; }
 div.notes p { margin: 0.2em 0; }
+div.provenance { font-size: 0.75em; color: #555; margin-top: 2em; word-break: break-all; }
+div.provenance h3 { font-size: 1em; margin: 0 0 0.3em; } div.provenance p { margin: 0.1em 0; }
 div.signature { margin-top: 2em; } div.signature p { margin: 0.4em 0; }
 div.signature p:first-child { margin-bottom: 1.2em; }
 @media print { body { margin: 0; } tr.section, tr.group { break-after: avoid; } }
@@ -76,12 +78,20 @@ def render_html(document: Document) -> str:
         if document.signature
         else ""
     )
+    provenance = (
+        '<div class="provenance"><h3>Provenance</h3>'
+        + "".join(f"<p>{e(line)}</p>" for line in document.provenance)
+        + "</div>"
+        if document.provenance
+        else ""
+    )
     body = (
         f'<p class="notice">{e(document.notice)}</p><p>{links}</p>'
         if document.notice
         else f'{banner}<table class="lines">{"".join(_row(r) for r in document.rows)}</table>'
         + notes
         + signature
+        + provenance
     )
     title = f"{document.title} {document.facts[-1][1] if document.facts else ''}"
     return (

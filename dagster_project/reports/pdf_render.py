@@ -37,8 +37,10 @@ SUBTITLE = ParagraphStyle("subtitle", parent=STYLES["Heading2"], fontSize=10.5, 
 CELL = ParagraphStyle("cell", parent=STYLES["BodyText"], fontSize=8, leading=9.5)
 INDENTED = ParagraphStyle("indented", parent=CELL, leftIndent=12)
 HEAD = ParagraphStyle("head", parent=CELL, fontName="Helvetica-Oblique", alignment=TA_RIGHT)
+SMALL = ParagraphStyle("small", parent=CELL, fontSize=6.5, leading=8, textColor=colors.dimgrey)
 SECTION = ParagraphStyle("section", parent=CELL, fontName="Helvetica-Bold", fontSize=8.5)
-WIDTHS = (0.6 * inch, 4.0 * inch, 1.35 * inch, 1.35 * inch)  # the frame's 7.3 inches
+FRAME_WIDTH = 7.3 * inch  # letter, less the margins
+AMOUNT_WIDTH = 1.35 * inch
 CELL_PADDING = 6  # reportlab's default left and right padding of a table cell
 MARGIN = 0.6 * inch
 BASE_STYLE = (
@@ -62,10 +64,18 @@ class _Line:
     numbered: bool = False  # prints its line number (the start of a line or group)
 
 
-def _label(text: str, indent: bool, styles: list):
+def _widths(document: Document) -> tuple[float, ...]:
+    """Number, label and two amount columns across the frame; the number column as wide as the
+    longest number ("1122(d)(4)(xiv)"), at least 0.6 inch."""
+    longest = max((stringWidth(r.number, CELL.fontName, 8) for r in document.rows), default=0)
+    number = max(0.6 * inch, longest + 2 * CELL_PADDING + 4)
+    return (number, FRAME_WIDTH - number - 2 * AMOUNT_WIDTH, AMOUNT_WIDTH, AMOUNT_WIDTH)
+
+
+def _label(text: str, indent: bool, styles: list, widths: tuple):
     """A label cell: plain text when it fits on one line (laying out a Paragraph is most of a
     page's rendering time), a wrapping Paragraph otherwise."""
-    room = WIDTHS[1] - 2 * CELL_PADDING - (INDENTED.leftIndent if indent else 0)
+    room = widths[1] - 2 * CELL_PADDING - (INDENTED.leftIndent if indent else 0)
     if stringWidth(text, CELL.fontName, CELL.fontSize) > room:
         return Paragraph(escape(text), INDENTED if indent else CELL)
     if indent:
@@ -73,7 +83,7 @@ def _label(text: str, indent: bool, styles: list):
     return text
 
 
-def _line(row: Row, group: Row | None) -> _Line:
+def _line(row: Row, group: Row | None, widths: tuple) -> _Line:
     styles: list = []
     if row.kind == "section":
         return _Line(
@@ -81,10 +91,10 @@ def _line(row: Row, group: Row | None) -> _Line:
             (("SPAN", 0, -1), ("LINEBELOW", 0, -1, 0.6, colors.grey), ("TOPPADDING", 0, -1, 7)),
         )
     if row.kind == "group":
-        return _Line((row.number, _label(row.label, False, styles), "", ""), tuple(styles),
+        return _Line((row.number, _label(row.label, False, styles, widths), "", ""), tuple(styles),
                      row, True)  # fmt: skip
     cells = ["", *row.amounts] if len(row.amounts) == 1 else list(row.amounts)
-    label = _label(row.label, row.indent, styles)
+    label = _label(row.label, row.indent, styles, widths)
     if row.kind == "columns":  # column titles wrap within their column
         cells = [Paragraph(escape(head), HEAD) for head in cells]
         group = row
@@ -93,12 +103,12 @@ def _line(row: Row, group: Row | None) -> _Line:
     return _Line((row.number, label, *cells), tuple(styles), group, bool(row.number))
 
 
-def _table(lines: list[_Line]) -> Table:
+def _table(lines: list[_Line], widths: tuple) -> Table:
     commands = list(BASE_STYLE)
     for index, line in enumerate(lines):
         for name, first, last, *args in line.styles:
             commands.append((name, (first, index), (last, index), *args))
-    table = Table([list(line.cells) for line in lines], colWidths=WIDTHS)
+    table = Table([list(line.cells) for line in lines], colWidths=widths)
     table.setStyle(TableStyle(commands))
     return table
 
@@ -113,18 +123,22 @@ class Section(Flowable):
     """A heading and its rows (a Flowable, the way platypus is extended): laid out as one table,
     split between pages as the module docstring says."""
 
-    def __init__(self, heading: Row, rows: list[tuple[Row, Row | None]]):
+    def __init__(self, heading: Row, rows: list[tuple[Row, Row | None]], widths: tuple):
         super().__init__()
         self.heading = heading
         self.rows = rows  # each row with its group's heading row
+        self.widths = widths
         self.table: Table | None = None
 
     def _lines(self, count: int | None = None) -> list[_Line]:
         rows = self.rows if count is None else self.rows[:count]
-        return [_line(self.heading, None), *(_line(row, group) for row, group in rows)]
+        return [
+            _line(self.heading, None, self.widths),
+            *(_line(row, group, self.widths) for row, group in rows),
+        ]
 
     def wrap(self, available_width, available_height):
-        self.table = _table(self._lines())
+        self.table = _table(self._lines(), self.widths)
         return self.table.wrap(available_width, available_height)
 
     def draw(self):
@@ -132,7 +146,8 @@ class Section(Flowable):
 
     def split(self, available_width, available_height):
         def fits(count: int) -> bool:
-            height = _table(self._lines(count)).wrap(available_width, available_height)[1]
+            table = _table(self._lines(count), self.widths)
+            height = table.wrap(available_width, available_height)[1]
             return height <= available_height
 
         low, high = 0, len(self.rows)  # the most rows that fit under the heading
@@ -149,18 +164,22 @@ class Section(Flowable):
         row, group = rest[0]
         if group is not None and row is not group and row.kind != "group":
             rest = [(_continued(group), None), *rest]  # the line's heading, again
-        return [Section(self.heading, self.rows[:low]), Section(_continued(self.heading), rest)]
+        return [
+            Section(self.heading, self.rows[:low], self.widths),
+            Section(_continued(self.heading), rest, self.widths),
+        ]
 
 
 def _sections(document: Document) -> list[Section]:
     sections: list[Section] = []
+    widths = _widths(document)
     group = None
     for row in document.rows:
         if row.kind == "section":
-            sections.append(Section(row, []))
+            sections.append(Section(row, [], widths))
             continue
         if not sections:
-            sections.append(Section(Row("section"), []))
+            sections.append(Section(Row("section"), [], widths))
         if row.kind in ("group", "columns"):
             group = row
         elif row.number:
@@ -198,6 +217,10 @@ def _story(document: Document) -> list:
     if document.signature:
         block = [Spacer(1, 14), Paragraph(escape(document.signature[0]), CELL), Spacer(1, 10)]
         block += [Paragraph(escape(line), CELL) for line in document.signature[1:]]
+        story.append(KeepTogether(block))
+    if document.provenance:
+        block = [Spacer(1, 12), Paragraph("Provenance", SECTION)]
+        block += [Paragraph(escape(line), SMALL) for line in document.provenance]
         story.append(KeepTogether(block))
     return story
 

@@ -107,7 +107,10 @@ _PLOTTERS = {
 
 
 def render_performance(
-    trust_name: str, images: dict[str, str], summary: list[tuple[str, str]]
+    trust_name: str,
+    images: dict[str, str],
+    summary: list[tuple[str, str]],
+    provenance: tuple[str, ...] = (),
 ) -> str:
     """The report's page: `images` are plot_all's PNGs."""
     facts = "".join(
@@ -126,7 +129,14 @@ def render_performance(
         "img{max-width:100%;} td{padding:2px 12px 2px 0;} h2{font-size:1.05em;margin-top:1.6em;}"
         "</style></head><body>"
         f"<h1>{html.escape(trust_name)}: deal performance</h1><table>{facts}</table>{sections}"
-        "</body></html>"
+        + (
+            '<h2>Provenance</h2><div style="font-size:0.75em;color:#555;word-break:break-all">'
+            + "".join(f"<p>{html.escape(line)}</p>" for line in provenance)
+            + "</div>"
+            if provenance
+            else ""
+        )
+        + "</body></html>"
     )
 
 
@@ -162,12 +172,14 @@ order by dates.distribution_date
 """
 
 
-def write_performance(con, deal_id: str, trust_name: str, path: Path) -> None:
+def write_performance(
+    con, deal_id: str, trust_name: str, path: Path, provenance: tuple[str, ...] = ()
+) -> None:
     pool = con.execute(PERFORMANCE_SQL, {"deal_id": deal_id}).df()
     path.parent.mkdir(parents=True, exist_ok=True)
     if pool.empty:  # no Collection Period computed yet (the first tapes missing or rejected)
         summary = [("Distribution Dates", "none computed yet: see the index for what is missing")]
-        path.write_text(render_performance(trust_name, {}, summary), encoding="utf-8")
+        path.write_text(render_performance(trust_name, {}, summary, provenance), encoding="utf-8")
         return
     notes = con.execute(
         "select distribution_date, class_id, class_order, ending_balance::double as "
@@ -200,4 +212,4 @@ def write_performance(con, deal_id: str, trust_name: str, path: Path) -> None:
         ("Pool Balance (last)", f"${last['ending_pool_balance']:,.2f}"),
         ("Cumulative net loss (last)", f"{last['cumulative_net_loss_percent']:.2f}%"),
     ]
-    path.write_text(render_performance(trust_name, images, summary), encoding="utf-8")
+    path.write_text(render_performance(trust_name, images, summary, provenance), encoding="utf-8")

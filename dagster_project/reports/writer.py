@@ -15,6 +15,7 @@ Rendering is serial in this process (no worker outlives the run).
 """
 
 import csv
+import datetime as dt
 import html
 import os
 import shutil
@@ -34,6 +35,7 @@ from dagster_project.reports.document import (
 from dagster_project.reports.html_render import render_html
 from dagster_project.reports.pdf_render import render_pdf
 from dagster_project.reports.performance import write_performance
+from dagster_project.reports.provenance import Provenance
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,7 +167,7 @@ def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, dat
     periods = con.execute(
         "select calendar.distribution_date, calendar.determination_date, "
         "calendar.collection_period_start_date, calendar.collection_period_end_date, "
-        "gate.is_publishable, gate.withheld_reason "
+        "gate.is_publishable, gate.withheld_reason, calendar.collection_period "
         "from staging.stg_deal__payment_calendar as calendar "
         "inner join quality.certificate_gate as gate "
         "on calendar.deal_id = gate.deal_id "
@@ -200,7 +202,8 @@ def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, dat
         )  # fmt: skip
     index = []
     counts = {"certificates": 0, "certificates_withheld": 0}
-    for distribution, determination, start, end, publishable, reason in periods:
+    provenance = Provenance(con, deal_id)
+    for distribution, determination, start, end, publishable, reason, collection in periods:
         period = {
             "distribution_date": distribution,
             "determination_date": determination,
@@ -240,9 +243,16 @@ def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, dat
             )  # fmt: skip
             continue
         counts["certificates"] += 1
+        computed = (
+            f"version {history[-1].version}, {history[-1].published_at:%Y-%m-%d %H:%M} UTC"
+            if history
+            else "in this run"
+        )
+        sources = provenance.for_period(collection, computed)
         document = certificate_document(
             trust_name, period, layout, tuple(notes.get(distribution, ())), servicer
         )
+        document = replace(document, provenance=sources)
         status = '<span class="published">published</span>'
         if len(history) > 1:
             labels = {row["line"]: row["label"] for row in layout}
@@ -264,14 +274,29 @@ def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, dat
             )
         write(document, certificate)
         items = [r[1:] for r in statements if r[0] == distribution]
-        write(statement_document(trust_name, distribution, items), statement)
+        write(
+            replace(statement_document(trust_name, distribution, items), provenance=sources),
+            statement,
+        )
         index.append(
             (distribution, f"{status}: certificate (<a href=\"{certificate}.html\">HTML</a>, "
              f'<a href="{certificate}.pdf">PDF</a>), statement to noteholders '
              f'(<a href="{statement}.html">HTML</a>, <a href="{statement}.pdf">PDF</a>)')
         )  # fmt: skip
-    write_performance(con, deal_id, trust_name, out / "performance.html")
-    auditor = write_auditor_report(con, deal_id, trust_name, out / "auditor", data_docs)
+    sources = provenance.for_trust(dt.datetime.now(dt.UTC))
+    write_performance(con, deal_id, trust_name, out / "performance.html", sources)
+    last = periods[-1] if periods else None
+    as_of = (
+        (
+            ("Collection Period", f"{last[2]:%m/%d/%y}-{last[3]:%m/%d/%y}"),
+            ("Distribution Date", f"{last[0]:%m/%d/%Y}"),
+        )
+        if last
+        else ()
+    )
+    auditor = write_auditor_report(
+        con, deal_id, trust_name, out / "auditor", data_docs, as_of, sources
+    )
     docs_link = (
         f' <a href="{html.escape(os.path.relpath(data_docs, out))}">'
         "Great Expectations Data Docs</a>"
