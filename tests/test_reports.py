@@ -232,7 +232,7 @@ def test_a_heading_never_ends_a_page_and_a_split_section_says_continued(tmp_path
 
 def test_the_statement_prints_tables_and_flags(reports, dates_and_pools):
     date = dates_and_pools[len(dates_and_pools) // 2][0]
-    text = "\n".join(_pages(reports / "statements" / f"statement_{date}.pdf"))
+    text = " ".join("\n".join(_pages(reports / "statements" / f"statement_{date}.pdf")).split())
     assert "Delinquent Receivables" in text and "Number" in text
     assert text.count("31-60 days delinquent") == 1  # one table row, count and balance beside
     assert "Outstanding principal balance and Note Pool Factor after the distribution" in text

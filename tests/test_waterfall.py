@@ -365,6 +365,55 @@ def test_class_final_distribution_date_forces_the_class_paid(reported_model_runn
     assert lines["8a_end"][2] == "0.00"
 
 
+def test_notes_above_the_pool_never_make_the_reserve_negative(reported_model_runner):
+    """Only Class D left (3,000,000.00), a Pool Balance 6,000.00 below it, the
+    Overcollateralization Target above the Pool Balance, an empty Reserve Account: the Regular
+    Principal Distributable Amount, literally read (Art. I), is the whole Note Balance on top of
+    the Quaternary amount; the Note Balance after the day's principal is then zero, not
+    -6,000.00, so the Required Reserve Account Amount is zero and nothing is released from an
+    empty reserve (hypothesis found it). Two periods, as found: the second starts from the first."""
+    first, second = PERIODS[2], PERIODS[3]
+    opening = [
+        (2, c.class_id, "3000000.00" if c.class_id == "D" else "0.00", "0", "0", "0")
+        for c in DEAL.classes
+    ]
+    rows = []
+    for period, begin, end, defaulted, liquidation in (
+        (first, "3000000.00", "2994000.00", "6000.00", "2400.00"),
+        (second, "2994000.00", "2994000.00", "0.00", "0.00"),
+    ):
+        row = {name: "0" for name, *_ in POOL_INPUTS}
+        row.update(
+            deal_id=DEAL.deal_id,
+            distribution_date=period.distribution_date,
+            beginning_pool_balance=begin,
+            ending_pool_balance=end,
+            defaulted_receivables_amount=defaulted,
+            liquidation_principal_amount=liquidation,
+            receivables_outstanding="1000",
+            initial_pool_balance=str(DEAL.initial_pool_balance),
+            tangible_net_worth_amount="2000000000.00",
+        )
+        rows.append(row)
+
+    def load(con):
+        load_deal_tables(con, [DEAL])
+        load_reported_tables(con, rows, [(DEAL.deal_id, *row) for row in opening])
+
+    con = reported_model_runner.run(load, up_to="rpt_servicer_certificate")
+    expected = waterfall.run(
+        DEAL,
+        reference_periods([{k: v for k, v in r.items() if k != "deal_id"} for r in rows]),
+        reference_state(opening),
+    )
+    assert mismatches(expected, certificate(con)) == []
+    for values in expected.values():
+        assert values["reserve_account_ending_balance"] == 0
+        assert values["servicing_fee_paid_amount"] >= 0
+    lines = certificate(con)[second.distribution_date]
+    assert lines["58"][2] == "0.00" and lines["26c"][2] == "0.00"
+
+
 def test_clean_up_call_and_net_worth_flags_follow_their_thresholds(published):
     rows = published.execute(
         """

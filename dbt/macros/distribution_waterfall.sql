@@ -325,7 +325,9 @@ state as (
                 -- Art. I "Available Funds"
                 available_collections_cents + reserve_draw_cents as available_funds_cents,
                 reserve_account_amount_cents - reserve_draw_cents as reserve_after_draw_cents,
-                note_balance_before_cents - tiered_principal_cents - regular_principal_cents
+                -- never below zero: the Regular Principal Distributable Amount, literally read,
+                -- can exceed what the notes owe after the tiered amounts
+                greatest(note_balance_before_cents - tiered_principal_cents - regular_principal_cents, 0)
                     as note_balance_after_principal_due_cents
             from available_funds
         ),

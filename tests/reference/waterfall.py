@@ -147,7 +147,9 @@ def distribute(deal: Deal, period: dict, state: State) -> tuple[dict, State]:
         available_collections + reserve_amount
         >= note_before + interest_due + fee_due + advances_due
     )
-    note_after_due = note_before - tiered - regular
+    # the Note Balance after the day's principal: never below zero (the Regular Principal
+    # Distributable Amount, literally read, can exceed what the notes owe after the tiers)
+    note_after_due = max(note_before - tiered - regular, ZERO)
     if all_covered or pool_end == 0:
         draw = reserve_amount
         required_reserve = ZERO
