@@ -180,9 +180,9 @@ def _session_alive(session: int) -> list[str]:
 )
 def test_sigterm_stops_the_run_and_everything_it_started(inputs, tmp_path, marker):
     """The scheduler's stop (SIGTERM to the run's process only): the run ends as failed, no
-    process it started (dbt, its helpers) outlives it, nothing is published half-made, and the
-    next run completes."""
-    for later in sorted(deliveries(inputs).iterdir())[3:]:  # a quarter is enough here
+    process it started (dbt, its helpers) outlives it, and nothing is published half-made (that
+    the next run completes what a killed one left is test_a_run_killed_mid_stage_...)."""
+    for later in sorted(deliveries(inputs).iterdir())[2:]:  # two periods are enough here
         shutil.rmtree(later)
     env = pipeline_env(inputs, tmp_path)
     process = start(env)
@@ -203,9 +203,6 @@ def test_sigterm_stops_the_run_and_everything_it_started(inputs, tmp_path, marke
     assert _session_alive(process.pid) == []
     assert not (tmp_path / "warehouse.duckdb").exists()  # nothing was published
     assert not (tmp_path / "reports").exists()
-    result = run_here(env)
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert_consistent(tmp_path, inputs)
 
 
 def test_a_failure_while_rendering_publishes_neither_the_warehouse_nor_the_reports(
@@ -216,16 +213,16 @@ def test_a_failure_while_rendering_publishes_neither_the_warehouse_nor_the_repor
     from dagster_project.defs import publishing
 
     periods = sorted(deliveries(inputs).iterdir())
-    for later in periods[3:]:
+    for later in periods[2:]:
         shutil.rmtree(later)
     env = pipeline_env(inputs, tmp_path)
     held = tmp_path / "held"
-    shutil.move(periods[2], held)
+    shutil.move(periods[1], held)
     first = run_here(env)
     assert first.returncode == 0, first.stderr[-3000:]
     published = (tmp_path / "warehouse.duckdb").read_bytes()
     index = (tmp_path / "reports" / "index.html").read_text()
-    shutil.move(held, periods[2])
+    shutil.move(held, periods[1])
 
     def fails(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")

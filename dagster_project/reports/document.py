@@ -187,12 +187,14 @@ def _statement_item(item: str, details: list[tuple]) -> list[Row]:
             for index, (description, _, value, kind) in enumerate(details)
         ]
     cells: dict[str, dict[str, str]] = {}
-    columns: list[str] = []
+    kinds: dict[str, str] = {}
     for description, class_id, value, kind in details:
         key, column = (f"Class {class_id}", description) if by_class else description.split(": ", 1)
         cells.setdefault(key, {})[column] = display(value, kind)
-        if column not in columns:
-            columns.append(column)
+        kinds[column] = kind
+    # counts, then money, then factors and rates (the certificate's order: loans, balance)
+    rank = {"count": 0, "money": 1}
+    columns = sorted(kinds, key=lambda column: rank.get(kinds[column], 2))
     if len(columns) == 1:
         rows = [Row("group", item, columns[0])]
         rows += [Row("line", "", key, (values[columns[0]],), True) for key, values in cells.items()]
