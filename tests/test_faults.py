@@ -12,7 +12,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import deliveries
+from conftest import copied_warehouse, deliveries
+from conftest import pipeline_env as pipeline_env_of
 from first_year import PERIODS, assert_consistent
 from pipeline_process import pipeline_env, query, run_here, start
 
@@ -206,31 +207,39 @@ def test_sigterm_stops_the_run_and_everything_it_started(inputs, tmp_path, marke
 
 
 def test_a_failure_while_rendering_publishes_neither_the_warehouse_nor_the_reports(
-    inputs, tmp_path, monkeypatch
+    built_warehouse, tmp_path, monkeypatch
 ):
     """The reports are rendered before anything is published: when rendering fails, the
-    published warehouse and reports stay those of the previous run, together."""
-    from dagster_project.defs import publishing
+    published warehouse and reports stay those of the previous run, together (the publication
+    step alone, on a copy of the built warehouse with a change to publish)."""
+    import dagster as dg
 
-    periods = sorted(deliveries(inputs).iterdir())
-    for later in periods[2:]:
-        shutil.rmtree(later)
-    env = pipeline_env(inputs, tmp_path)
-    held = tmp_path / "held"
-    shutil.move(periods[1], held)
-    first = run_here(env)
-    assert first.returncode == 0, first.stderr[-3000:]
-    published = (tmp_path / "warehouse.duckdb").read_bytes()
-    index = (tmp_path / "reports" / "index.html").read_text()
-    shutil.move(held, periods[1])
+    from dagster_project.defs import publishing
+    from dagster_project.resources import WarehouseResource
+
+    paths = copied_warehouse(built_warehouse, tmp_path)
+    for name, value in pipeline_env_of(paths).items():
+        monkeypatch.setenv(name, value)
+    published = paths["published"].read_bytes()
+    index = (paths["reports"] / "index.html").read_text()
+    with duckdb.connect(str(paths["work"])) as con:  # what the failed run would publish
+        con.execute("create table marts.changed_in_this_run as select 1 as x")
 
     def fails(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(publishing, "write_reports", fails)
-    second = run_here(env)
-    assert second.returncode == 1, second.stdout[-3000:] + second.stderr[-3000:]
-    assert "No space left on device" in second.stdout + second.stderr
-    assert (tmp_path / "warehouse.duckdb").read_bytes() == published
-    assert (tmp_path / "reports" / "index.html").read_text() == index
+    warehouse = WarehouseResource(
+        work_path=str(paths["work"]),
+        published_path=str(paths["published"]),
+        input_dir=str(paths["input"]),
+    )
+    result = dg.materialize(
+        [publishing.publication], resources={"warehouse": warehouse}, raise_on_error=False
+    )
+    assert not result.success
+    (failure,) = [e for e in result.all_events if e.is_step_failure]
+    assert "No space left on device" in str(failure.event_specific_data.error)
+    assert paths["published"].read_bytes() == published
+    assert (paths["reports"] / "index.html").read_text() == index
     assert sorted(p.name for p in tmp_path.glob("reports*")) == ["reports"]
