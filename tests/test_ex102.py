@@ -133,10 +133,14 @@ def test_a_delivery_of_two_pool_variants_and_none_named_is_rejected(tmp_path, mo
             con, {deal.deal_id: tmp_path / "deliveries"}, {deal.deal_id: deal},
             [(deal.deal_id, "2016-02")],
         )  # fmt: skip
+        recorded = con.execute(
+            "select scope, status, first_finding from raw.deliveries"
+        ).fetchall()  # the gate and the index read it
     (error,) = report.rejected
     (finding,) = error.findings
     assert finding.file == str(folder)
     assert "several EX-102 files" in finding.reason and "CAOT_EX102_VARIANT" in finding.reason
+    assert recorded == [("2016-02", "rejected", str(finding))]
 
 
 def test_not_asset_data_or_not_xml_is_a_clear_error(tmp_path):

@@ -15,6 +15,7 @@ raw.deliveries records each file's SHA-256.
 """
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -372,6 +373,24 @@ def _reject(con, delivery: Delivery, files, hashes, whole, shown, now) -> int:
                  hashes[schema.kind], count, str(shown[schema.kind][0]), now],
             )  # fmt: skip
     return total
+
+
+def reject_folder(con, deal_id: str, scope: str, folder: Path, finding: Finding) -> None:
+    """Record a delivery folder that cannot be read as a delivery at all (several EX-102 pool
+    variants and none named): one rejected row in raw.deliveries for its tape, identified by the
+    SHA-256 of its files' SHA-256s, so the gate and the index say why the period is missing."""
+    con.execute(AUDIT_DDL)
+    files = sorted(path for path in folder.iterdir() if path.is_file())
+    digest = hashlib.sha256("\n".join(sha256(path) for path in files).encode()).hexdigest()
+    delivery_id = _delivery_id("loan_status", (deal_id, scope), digest)
+    with transaction(con):
+        con.execute("delete from raw.deliveries where delivery_id = ?", [delivery_id])
+        con.execute(
+            "insert into raw.deliveries values (?, ?, 'loan_status', ?, ?, ?, null, 'rejected', "
+            "1, ?, ?, null)",
+            [delivery_id, deal_id, scope, str(folder), digest, str(finding),
+             dt.datetime.now(dt.UTC)],
+        )  # fmt: skip
 
 
 def _drop_stages(con, kinds) -> None:

@@ -22,6 +22,7 @@ from dagster_project.ingestion.loader import (
     ensure_table,
     load_deliveries,
     loaded_hashes,
+    reject_folder,
 )
 from dagster_project.ingestion.validation import Finding
 
@@ -132,6 +133,7 @@ def load_tapes(
             continue
         delivery = _delivery(deal, folder, period)
         if isinstance(delivery, IngestionError):
+            reject_folder(con, deal_id, key, folder, delivery.findings[0])
             report.rejected.append(delivery)
         else:
             pending.append(delivery)
