@@ -104,3 +104,31 @@ def test_every_pool_line_is_the_sum_of_its_receivable_rows(warehouse):
         "left join raw.deliveries as delivery using (delivery_id) where delivery.sha256 is null"
     ).fetchone()[0]
     assert orphans == 0  # every receivable row names the delivery file it came from
+
+
+def test_the_sql_prompt_prints_every_row_asked_for_and_exports_csv(
+    built_warehouse, tmp_path, capsys
+):
+    import csv
+
+    from dagster_project.sql import main
+
+    warehouse = built_warehouse["published"]
+    query = (
+        "select distribution_date, line, value from marts.rpt_servicer_certificate "
+        "where line = '5' order by 1"
+    )
+    assert main([str(warehouse), "-c", query, "--max-rows", "0"]) == 0
+    printed = capsys.readouterr().out
+    con = duckdb.connect(str(warehouse), read_only=True)
+    rows = con.execute(query).fetchall()
+    con.close()
+    assert len(rows) > 40
+    assert str(rows[-1][0]) in printed and str(rows[40][0]) in printed  # past the default 40
+    out = tmp_path / "pool.csv"
+    assert main([str(warehouse), "-c", query, "--csv", str(out)]) == 0
+    with out.open(newline="") as handle:
+        exported = list(csv.DictReader(handle))
+    assert len(exported) == len(rows)
+    assert exported[0]["value"] == str(rows[0][2])  # the exact DECIMAL text
+    assert main([str(warehouse), "-c", "select nonsense"]) == 1
