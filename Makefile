@@ -45,7 +45,7 @@ lint: $(STAMP) dbt/target/manifest.json
 	$(BIN)/ruff check dagster_project bench tests
 	$(BIN)/ruff format --check dagster_project bench tests
 	rm -f dbt/target/sqlfluff.duckdb
-	CAOT_WAREHOUSE_WORK=$(CURDIR)/dbt/target/sqlfluff.duckdb $(BIN)/sqlfluff lint dbt/models
+	CAOT_WAREHOUSE_WORK=$(CURDIR)/dbt/target/sqlfluff.duckdb $(BIN)/sqlfluff lint dbt/models --processes 0
 
 # Speed per stage and scale beside the plain-Python reference and DuckDB's floor (not in `test`).
 bench: $(STAMP) dbt/target/manifest.json
