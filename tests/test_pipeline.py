@@ -135,3 +135,26 @@ def test_the_definitions_load_as_dagster_loads_them():
     assert {job.name for job in definitions.jobs} >= {"monthly_servicing_run", "rebuild_warehouse"}
     assert {s.name for s in definitions.schedules} == {"determination_date_schedule"}
     assert {s.name for s in definitions.sensors} == {"monthly_delivery_sensor"}
+
+
+def test_no_boolean_column_of_the_marts_is_null(built_warehouse):
+    """`where not is_default_period` must not silently drop rows: every flag is true or false."""
+    con = duckdb.connect(str(built_warehouse["published"]), read_only=True)
+    try:
+        flags = con.execute(
+            "select table_name, column_name from information_schema.columns "
+            "where table_schema = 'marts' and data_type = 'BOOLEAN'"
+        ).fetchall()
+        assert len(flags) >= 10
+        nulls = {
+            f"{table}.{column}": count
+            for table, column in flags
+            if (
+                count := con.execute(
+                    f'select count(*) from marts.{table} where "{column}" is null'
+                ).fetchone()[0]
+            )
+        }
+    finally:
+        con.close()
+    assert nulls == {}
