@@ -260,3 +260,41 @@ def test_the_xml_route_marks_what_was_not_recomputed(xml_warehouse):
         assert twice == 0
     finally:
         con.close()
+
+
+REAL_FILING = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "reference"
+    / "ex102"
+    / "carmax-2026-2_2026-06.xml"
+)
+
+
+@pytest.mark.skipif(not REAL_FILING.exists(), reason="the shared reference filing is not here")
+def test_a_real_carmax_filing_reads_as_its_readme_says():
+    """CarMax Auto Owner Trust 2026-2, June 2026 (300 records, verbatim): balances, opaque asset
+    numbers, omitted delinquency status, paid-off receivables kept with zero balances."""
+    from decimal import Decimal
+
+    rows = [ex102.tape_row(record) for record in ex102.iter_assets(REAL_FILING)]
+    assert len(rows) == 300
+    begin = sum(Decimal(r["reportingPeriodBeginningLoanBalanceAmount"]) for r in rows)
+    end = sum(Decimal(r["reportingPeriodActualEndBalanceAmount"]) for r in rows)
+    assert (begin, end) == (Decimal("6087476.17"), Decimal("5894776.38"))
+    assert any(set(r["assetNumber"]) & set("+/=") for r in rows)  # base64 tokens, kept whole
+    assert len({r["assetNumber"] for r in rows}) == 300
+    paid = [r for r in rows if r["zeroBalanceCode"] == "1"]
+    assert len(paid) == 16 and {r["loanStatus"] for r in paid} == {"paid_in_full"}
+    # a payoff of an earlier month stays with zero balances and no cash: not paid off again
+    earlier = [r for r in paid if r["zeroBalanceEffectiveDate"] < "2026-06-01"]
+    kept = [r for r in earlier if Decimal(r["reportingPeriodBeginningLoanBalanceAmount"]) == 0]
+    assert kept and all(Decimal(r["actualPrincipalCollectedAmount"]) == 0 for r in kept)
+    # a payoff effective in May whose cash this June filing carries: its principal is here
+    late_cash = [r for r in earlier if Decimal(r["reportingPeriodBeginningLoanBalanceAmount"]) > 0]
+    assert all(
+        r["actualPrincipalCollectedAmount"] == r["reportingPeriodBeginningLoanBalanceAmount"]
+        and Decimal(r["reportingPeriodActualEndBalanceAmount"]) == 0
+        for r in late_cash
+    )
+    assert any(r["currentDelinquencyStatus"] is None for r in paid)  # omitted, not 0
