@@ -66,7 +66,7 @@ def _losses(axis, pool, notes) -> None:
 
 def _prepayment(axis, pool, notes) -> None:
     dates = pool["distribution_date"]
-    axis.plot(dates, pool["abs_speed"], label="ABS (% of original count per month)")
+    axis.plot(dates, pool["abs_speed"], label="ABS (% per month)")
     axis2 = axis.twinx()
     axis2.plot(dates, pool["cpr"], color="darkorange", label="CPR (%)")
     axis.set_ylabel("ABS %")
@@ -149,25 +149,20 @@ select
     dates.delinquent_61_90_balance,
     dates.delinquent_91_plus_balance,
     dates.cumulative_net_loss_percent,
-    dates.excess_collections_amount as excess_collections,
+    -- the market's excess spread: finance charges less the servicing fee and the note interest
+    dates.available_finance_charge_collections_amount - dates.total_servicing_fee_amount
+    - dates.interest_paid_amount as excess_spread,
     dates.reserve_account_ending_balance as reserve_balance,
     dates.required_reserve_account_amount as required_reserve,
     dates.overcollateralization_amount as overcollateralization,
     dates.overcollateralization_target_amount as overcollateralization_target,
-    pool.receivables_outstanding,
-    pool.receivables_defaulted,
-    pool.receivables_purchased,
-    -- paid in full during the period: left the pool other than by default or purchase
-    lag(pool.receivables_outstanding, 1, cutoff.receivables) over by_date as count_begin,
-    cutoff.receivables as original_count
+    -- from scheduled versus prepaid principal (int_collection_period__prepayments)
+    pool.abs_speed_percent as abs_speed,
+    pool.conditional_prepayment_rate_percent as cpr
 from marts.fct_distribution_date as dates
 inner join marts.fct_pool_period as pool
     on dates.deal_id = pool.deal_id and dates.period_number = pool.period_number
-cross join (
-    select count(*) as receivables from marts.dim_receivable where deal_id = $deal_id
-) as cutoff
 where dates.deal_id = $deal_id
-window by_date as (order by dates.period_number)
 order by dates.distribution_date
 """
 
@@ -190,18 +185,10 @@ def write_performance(
     for column in pool.columns:
         if column != "distribution_date":
             pool[column] = pool[column].astype(float)
-    paid = (
-        pool["count_begin"]
-        - pool["receivables_outstanding"]
-        - pool["receivables_defaulted"]
-        - pool["receivables_purchased"]
-    )
-    pool["abs_speed"] = 100.0 * paid / pool["original_count"]
-    pool["cpr"] = 100.0 * (1 - (1 - paid / pool["count_begin"].clip(lower=1)) ** 12)
     pool["excess_spread_percent"] = (
         100.0
         * 12
-        * pool["excess_collections"]
+        * pool["excess_spread"]
         / pool["beginning_pool_balance"].where(pool["beginning_pool_balance"] > 0)
     )
     images = {key: draw(key, pool, notes) for key, _title in PLOTS}

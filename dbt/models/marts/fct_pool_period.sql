@@ -20,6 +20,11 @@ earnings as (
     select * from {{ ref('stg_trustee__account_earnings') }}
 ),
 
+prepayments as (
+    -- scheduled and prepaid principal, SMM, CPR and the ABS speed (int_collection_period__prepayments)
+    select * from {{ ref('int_collection_period__prepayments') }}
+),
+
 advances as (
     -- 4.4 and 4.2 per Collection Period (int_receivable_period__simple_interest_advances)
     select
@@ -72,6 +77,12 @@ rolled as (
             per_period.deal_id, per_period.collection_period, per_period.apr_weighted_cents,
             per_period.original_term_weighted_cents, per_period.remaining_term_weighted_cents
         ),
+        coalesce(prepayments.scheduled_principal_amount, 0) as scheduled_principal_amount,
+        coalesce(prepayments.prepaid_principal_amount, 0) as prepaid_principal_amount,
+        coalesce(prepayments.single_month_mortality_percent, 0) as single_month_mortality_percent,
+        coalesce(prepayments.conditional_prepayment_rate_percent, 0)
+            as conditional_prepayment_rate_percent,
+        coalesce(prepayments.abs_speed_percent, 0) as abs_speed_percent,
         coalesce(advances.simple_interest_advances_deposited_amount, 0)
             as simple_interest_advances_deposited_amount,
         coalesce(advances.simple_interest_advance_reimbursements_amount, 0)
@@ -110,6 +121,8 @@ rolled as (
     inner join cutoff on per_period.deal_id = cutoff.deal_id
     left join advances
         on per_period.deal_id = advances.deal_id and per_period.collection_period = advances.collection_period
+    left join prepayments
+        on per_period.deal_id = prepayments.deal_id and per_period.collection_period = prepayments.collection_period
     left join earnings
         on calendar.deal_id = earnings.deal_id and calendar.distribution_date = earnings.distribution_date
 ),

@@ -1,0 +1,95 @@
+"""Prepayment speeds (fct_pool_period: scheduled and prepaid principal, SMM, CPR, ABS) against a
+plain-Python recomputation from the receivable-period mart and the Receivable Schedule."""
+
+import datetime as dt
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+
+import duckdb
+import pytest
+
+CENT = Decimal("0.01")
+TEN = Decimal("0.0000000001")
+
+
+def scheduled_principal(begin: Decimal, apr: Decimal, payment: Decimal) -> Decimal:
+    """The level payment less a month's interest at the APR (half up to the cent), between zero
+    and the balance."""
+    interest = (begin * apr / 12).quantize(CENT, ROUND_HALF_UP)
+    return min(begin, max(payment - interest, Decimal(0)))
+
+
+def speeds(receivables: list[tuple], period_start: dt.date) -> dict:
+    """receivables: (beginning balance, principal paid, APR, scheduled payment, first payment)."""
+    begin = sched = prepaid = Decimal(0)
+    age_weighted = Decimal(0)
+    for balance, paid, apr, payment, first in receivables:
+        scheduled = scheduled_principal(balance, apr, payment)
+        begin += balance
+        sched += scheduled
+        prepaid += max(paid - scheduled, Decimal(0))
+        months = (period_start.year - first.year) * 12 + period_start.month - first.month + 1
+        age_weighted += balance * 100 * max(months, 1)
+    smm = (prepaid / max(begin - sched, CENT) * 100).quantize(TEN, ROUND_HALF_UP)
+    age = (age_weighted / max(begin * 100, Decimal(1))).quantize(Decimal(1), ROUND_HALF_UP)
+    with localcontext() as context:
+        context.prec = 40
+        rate = smm / 100
+        cpr = 100 * (1 - (1 - rate) ** 12)
+        abs_speed = 100 * rate / (1 + rate * (age - 1))
+    return {"scheduled": sched, "prepaid": prepaid, "smm": smm, "cpr": cpr, "abs": abs_speed}
+
+
+def test_a_hand_worked_month():
+    """10,000.00 at 12% with a 500.00 payment: 100.00 of interest, 400.00 scheduled; 1,400.00
+    paid is 1,000.00 prepaid; SMM = 1,000 / 9,600 = 10.4166666667%; CPR = 1 - (1 - SMM)^12."""
+    result = speeds(
+        [(Decimal("10000.00"), Decimal("1400.00"), Decimal("0.12"), Decimal("500.00"),
+          dt.date(2015, 1, 15))],
+        dt.date(2015, 1, 1),
+    )  # fmt: skip
+    assert result["scheduled"] == Decimal("400.00") and result["prepaid"] == Decimal("1000.00")
+    assert result["smm"] == Decimal("10.4166666667")
+    assert abs(result["cpr"] - Decimal("73.2868")) < Decimal("0.0001")  # 1 - 0.8958333^12
+    assert result["abs"] == pytest.approx(Decimal("10.4166666667"))  # age 1: ABS = SMM
+
+
+def test_prepayment_speeds_match_the_recomputation(built_warehouse):
+    con = duckdb.connect(str(built_warehouse["published"]), read_only=True)
+    try:
+        rows = con.execute(
+            "select periods.deal_id, periods.collection_period, "
+            "calendar.collection_period_start_date, periods.beginning_balance, "
+            "periods.principal_collected_amount + periods.rebate_principal_amount, schedule.apr, "
+            "schedule.scheduled_payment_amount, "
+            "schedule.first_payment_date "
+            "from marts.fct_receivable_period as periods "
+            "inner join staging.stg_servicer__receivable_schedule as schedule "
+            "using (deal_id, receivable_id) "
+            "inner join staging.stg_deal__payment_calendar as calendar "
+            "using (deal_id, collection_period) where periods.beginning_balance > 0"
+        ).fetchall()
+        marts = {
+            (deal, period): values
+            for deal, period, *values in con.execute(
+                "select deal_id, collection_period, scheduled_principal_amount, "
+                "prepaid_principal_amount, single_month_mortality_percent, "
+                "conditional_prepayment_rate_percent, abs_speed_percent from marts.fct_pool_period"
+            ).fetchall()
+        }
+    finally:
+        con.close()
+    grouped: dict = {}
+    for deal, period, start, *receivable in rows:
+        grouped.setdefault((deal, period, start), []).append(tuple(receivable))
+    assert len(grouped) > 50
+    for (deal, period, start), receivables in grouped.items():
+        expected = speeds(receivables, start)
+        scheduled, prepaid, smm, cpr, abs_speed = marts[deal, period]
+        assert (scheduled, prepaid, smm) == (
+            expected["scheduled"], expected["prepaid"], expected["smm"]
+        ), period  # fmt: skip
+        assert abs(cpr - expected["cpr"]) < Decimal("0.00000001"), period
+        assert abs(abs_speed - expected["abs"]) < Decimal("0.00000001"), period
+    # a prime pool: between 1% and 2% ABS in its middle life
+    middle = sorted(grouped)[len(grouped) // 2]
+    assert Decimal("0.8") < marts[middle[0], middle[1]][4] < Decimal("2.5")
