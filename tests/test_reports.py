@@ -86,11 +86,18 @@ def test_the_html_certificate_prints_exact_amounts(reports, dates_and_pools):
     assert "$39,678.33" in page and "$78,602.15" in page
 
 
-def test_performance_report_has_every_plot(reports):
+def test_performance_report_has_every_plot(reports, dates_and_pools):
     performance = (reports / "performance.html").read_text()
     assert performance.count("data:image/png;base64,") == 7
     for title in ("Pool Balance and Note Balances", "Delinquency", "Cumulative net loss", "CPR"):
         assert title in performance
+    # a data table under each plot but the factors, with the exact figures
+    assert performance.count("<details><summary>data</summary>") == 6
+    date, pool = dates_and_pools[-1]
+    assert f"<td>{date:%Y-%m-%d}</td><td>{display(pool, 'money')}</td>" in performance
+    assert "plotted while the Pool Balance is at least 5% of the Initial Pool Balance" in (
+        " ".join(performance.split())
+    )
 
 
 def test_a_document_that_did_not_change_keeps_its_published_pdf(

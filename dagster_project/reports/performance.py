@@ -3,6 +3,8 @@
 import html
 from pathlib import Path
 
+import pandas
+
 from dagster_project.reports.plots import new_figure, png_base64
 
 PLOTS = (
@@ -16,13 +18,51 @@ PLOTS = (
 )
 
 
+# The rate plots (delinquency, prepayment, excess spread) show the deal's life: the months where
+# the Pool Balance is at least this share of the Initial Pool Balance. In the tail a handful of
+# receivables move the rates to extremes (a CPR near 100%) and would flatten the years before.
+TAIL_SHARE = 0.05
+LINE_STYLES = ("-", "--", ":", "-.")
+
+# Each plot's data table under it: (column, heading, kind) from the exact query result.
+TABLES = {
+    "paydown": (("ending_pool_balance", "Pool Balance", "money"),),
+    "delinquency": (
+        ("delinquent_31_60_balance", "31-60 days", "money"),
+        ("delinquent_61_90_balance", "61-90 days", "money"),
+        ("delinquent_91_plus_balance", "91+ days", "money"),
+        ("ending_pool_balance", "Pool Balance", "money"),
+    ),
+    "losses": (("cumulative_net_loss_percent", "cumulative net loss %", "percent"),),
+    "prepayment": (
+        ("abs_speed", "ABS %", "percent"),
+        ("cpr", "CPR %", "percent"),
+    ),
+    "excess_spread": (
+        ("excess_spread", "excess spread $", "money"),
+        ("beginning_pool_balance", "beginning Pool Balance", "money"),
+    ),
+    "credit_enhancement": (
+        ("reserve_balance", "Reserve Account", "money"),
+        ("required_reserve", "Required Reserve Account Amount", "money"),
+        ("overcollateralization", "overcollateralization", "money"),
+        ("overcollateralization_target", "Overcollateralization Target Amount", "money"),
+    ),
+}
+
+
 def draw(key: str, pool, notes) -> str:
     """One plot of the report as a base64 PNG. pool: one row per Distribution Date (floats, for
-    drawing only); notes: per date and class. The plots are independent, so they can be drawn in
-    several processes at once."""
+    drawing only); notes: per date and class."""
     figure, axis = new_figure()
     _PLOTTERS[key](axis, pool, notes)
+    axis.set_xlabel("Distribution Date")
     return png_base64(figure)
+
+
+def _life(pool):
+    """The Distribution Dates of the deal's life (TAIL_SHARE)."""
+    return pool[pool["beginning_pool_balance"] >= TAIL_SHARE * pool["initial_pool_balance"]]
 
 
 def _class_order(notes) -> list[str]:
@@ -43,28 +83,33 @@ def _paydown(axis, pool, notes) -> None:
 
 def _factors(axis, pool, notes) -> None:
     factors = notes.pivot(index="distribution_date", columns="class_id", values="pool_factor")
-    for c in _class_order(notes):
-        axis.plot(factors.index, factors[c], label=c)
+    # classes paid pro rata (A-2a and A-2b) share a line: their styles tell them apart
+    for number, c in enumerate(_class_order(notes)):
+        axis.plot(factors.index, factors[c], LINE_STYLES[number % len(LINE_STYLES)], label=c)
     axis.set_ylim(0, 1.05)
+    axis.set_ylabel("Note Pool Factor")
     axis.legend(ncol=4, fontsize=7)
 
 
 def _delinquency(axis, pool, notes) -> None:
+    pool = _life(pool)
+    balance = pool["ending_pool_balance"].where(pool["ending_pool_balance"] > 0)
     for bucket, label in (("31_60", "31-60"), ("61_90", "61-90"), ("91_plus", "91+")):
-        share = pool[f"delinquent_{bucket}_balance"] / pool["ending_pool_balance"].where(
-            pool["ending_pool_balance"] > 0
-        )
+        share = pool[f"delinquent_{bucket}_balance"] / balance
         axis.plot(pool["distribution_date"], share * 100, label=f"{label} days")
+    sixty_plus = pool["delinquent_61_90_balance"] + pool["delinquent_91_plus_balance"]
+    axis.plot(pool["distribution_date"], sixty_plus / balance * 100, "k--", label="60+ days")
     axis.set_ylabel("% of Pool Balance")
     axis.legend(fontsize=7)
 
 
 def _losses(axis, pool, notes) -> None:
     axis.plot(pool["distribution_date"], pool["cumulative_net_loss_percent"], color="firebrick")
-    axis.set_ylabel("%")
+    axis.set_ylabel("% of Initial Pool Balance")
 
 
 def _prepayment(axis, pool, notes) -> None:
+    pool = _life(pool)
     dates = pool["distribution_date"]
     axis.plot(dates, pool["abs_speed"], label="ABS (% per month)")
     axis2 = axis.twinx()
@@ -76,6 +121,7 @@ def _prepayment(axis, pool, notes) -> None:
 
 
 def _excess_spread(axis, pool, notes) -> None:
+    pool = _life(pool)
     axis.plot(pool["distribution_date"], pool["excess_spread_percent"], color="seagreen")
     axis.set_ylabel("% per year")
 
@@ -106,19 +152,45 @@ _PLOTTERS = {
 }
 
 
+def _cell(value, kind: str) -> str:
+    if value is None:
+        return ""
+    return f"${value:,.2f}" if kind == "money" else f"{value:.4f}"
+
+
+def _data_table(key: str, exact) -> str:
+    """The plotted figures under a plot, exact (folded: a click opens it)."""
+    columns = TABLES.get(key)
+    if not columns or not exact:
+        return ""
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label, _ in columns)
+    rows = "".join(
+        f"<tr><td>{row['distribution_date']:%Y-%m-%d}</td>"
+        + "".join(f"<td>{_cell(row[column], kind)}</td>" for column, _, kind in columns)
+        + "</tr>"
+        for row in exact
+    )
+    return (
+        f'<details><summary>data</summary><table class="data"><tr><th>Distribution Date</th>'
+        f"{head}</tr>{rows}</table></details>"
+    )
+
+
 def render_performance(
     trust_name: str,
     images: dict[str, str],
     summary: list[tuple[str, str]],
     provenance: tuple[str, ...] = (),
+    exact=None,
 ) -> str:
-    """The report's page: `images` are plot_all's PNGs."""
+    """The report's page: `images` are the plots' PNGs, `exact` the query's rows as DECIMALs
+    (the data tables)."""
     facts = "".join(
         f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in summary
     )
     sections = "".join(
         f'<h2>{html.escape(title)}</h2><img alt="{html.escape(title)}" '
-        f'src="data:image/png;base64,{images[key]}">'
+        f'src="data:image/png;base64,{images[key]}">{_data_table(key, exact)}'
         for key, title in PLOTS
         if key in images
     )
@@ -127,8 +199,14 @@ def render_performance(
         f"<title>{html.escape(trust_name)}: deal performance</title>"
         "<style>body{font-family:Helvetica,Arial,sans-serif;max-width:60em;margin:2em auto;}"
         "img{max-width:100%;} td{padding:2px 12px 2px 0;} h2{font-size:1.05em;margin-top:1.6em;}"
+        "table.data{font-size:0.8em;border-collapse:collapse;} table.data td{text-align:right;}"
+        "p.caption{font-size:0.85em;color:#555;}"
         "</style></head><body>"
-        f"<h1>{html.escape(trust_name)}: deal performance</h1><table>{facts}</table>{sections}"
+        f"<h1>{html.escape(trust_name)}: deal performance</h1><table>{facts}</table>"
+        f'<p class="caption">Delinquency, prepayment and excess spread are plotted while the Pool '
+        f"Balance is at least {TAIL_SHARE:.0%} of the Initial Pool Balance (the tail's handful of "
+        "receivables moves rates to extremes); every month is in the data tables.</p>"
+        f"{sections}"
         + (
             '<h2>Provenance</h2><div style="font-size:0.75em;color:#555;word-break:break-all">'
             + "".join(f"<p>{html.escape(line)}</p>" for line in provenance)
@@ -157,6 +235,7 @@ select
     dates.overcollateralization_amount as overcollateralization,
     dates.overcollateralization_target_amount as overcollateralization_target,
     -- from scheduled versus prepaid principal (int_collection_period__prepayments)
+    pool.initial_pool_balance,
     pool.abs_speed_percent as abs_speed,
     pool.conditional_prepayment_rate_percent as cpr
 from marts.fct_distribution_date as dates
@@ -170,7 +249,11 @@ order by dates.distribution_date
 def write_performance(
     con, deal_id: str, trust_name: str, path: Path, provenance: tuple[str, ...] = ()
 ) -> None:
-    pool = con.execute(PERFORMANCE_SQL, {"deal_id": deal_id}).df()
+    result = con.execute(PERFORMANCE_SQL, {"deal_id": deal_id})
+    names = [column[0] for column in result.description]
+    exact = [dict(zip(names, row, strict=True)) for row in result.fetchall()]  # DECIMALs
+    pool = pandas.DataFrame(exact, columns=names)
+    pool["distribution_date"] = pandas.to_datetime(pool["distribution_date"])
     path.parent.mkdir(parents=True, exist_ok=True)
     if pool.empty:  # no Collection Period computed yet (the first tapes missing or rejected)
         summary = [("Distribution Dates", "none computed yet: see the index for what is missing")]
@@ -192,11 +275,12 @@ def write_performance(
         / pool["beginning_pool_balance"].where(pool["beginning_pool_balance"] > 0)
     )
     images = {key: draw(key, pool, notes) for key, _title in PLOTS}
-    last = pool.iloc[-1]
+    last = exact[-1]
     summary = [
         ("Distribution Dates", str(len(pool))),
         ("Last Distribution Date", str(last["distribution_date"])[:10]),
         ("Pool Balance (last)", f"${last['ending_pool_balance']:,.2f}"),
         ("Cumulative net loss (last)", f"{last['cumulative_net_loss_percent']:.2f}%"),
     ]
-    path.write_text(render_performance(trust_name, images, summary, provenance), encoding="utf-8")
+    page = render_performance(trust_name, images, summary, provenance, exact)
+    path.write_text(page, encoding="utf-8")
