@@ -75,3 +75,49 @@ def test_a_rate_out_of_range_names_the_deal_field(tmp_path, mutate, field):
     path = _write(tmp_path, mutate)
     with pytest.raises(DealFileError, match=rf"deal.yaml: field '{field}' must be a fraction"):
         load_deal(path)
+
+
+def test_a_deal_file_changed_since_its_certificates_stops_the_run_until_accepted(
+    built_warehouse, tmp_path
+):
+    """The deal terms asset on a copy of the built warehouse: a changed Note Rate is not
+    applied silently; the run fails naming the change and how to apply it, and applies it when
+    the run's tags accept the change (`--rebuild --accept-deal-changes`)."""
+    import shutil
+
+    import dagster as dg
+    import duckdb
+    from conftest import copied_warehouse
+
+    from dagster_project.deal import DEFAULT_DEALS_DIR
+    from dagster_project.defs.ingestion import ACCEPT_DEAL_CHANGES, deal_terms
+    from dagster_project.resources import WarehouseResource
+
+    paths = copied_warehouse(built_warehouse, tmp_path)
+    deals = tmp_path / "deals"
+    shutil.copytree(DEFAULT_DEALS_DIR, deals)
+    deal_file = deals / DEFAULT_DEAL_FILE.name
+    deal_file.write_text(deal_file.read_text().replace('rate: "0.0109"', 'rate: "0.0119"', 1))
+    warehouse = WarehouseResource(
+        work_path=str(paths["work"]),
+        published_path=str(paths["published"]),
+        input_dir=str(paths["input"]),
+        deals_dir=str(deals),
+    )
+    stopped = dg.materialize([deal_terms], resources={"warehouse": warehouse}, raise_on_error=False)
+    assert not stopped.success
+    (failure,) = [e for e in stopped.all_events if e.is_step_failure]
+    message = str(failure.event_specific_data.error)
+    assert "deal file changed since its certificates were computed; not applied" in message
+    assert "deal_classes: class A-2a changed" in message and "--accept-deal-changes" in message
+    with duckdb.connect(str(paths["work"]), read_only=True) as con:
+        rate = (
+            "select rate from raw.deal_classes where deal_id = 'caot-2015-4' and class_id = 'A-2a'"
+        )
+        assert con.execute(rate).fetchone()[0] == Decimal("0.0109")
+    accepted = dg.materialize(
+        [deal_terms], resources={"warehouse": warehouse}, tags={ACCEPT_DEAL_CHANGES: "true"}
+    )
+    assert accepted.success
+    with duckdb.connect(str(paths["work"]), read_only=True) as con:
+        assert con.execute(rate).fetchone()[0] == Decimal("0.0119")
