@@ -6,7 +6,8 @@
 -- (they are lines 3 and 4). The single-month mortality (SMM) is the prepaid principal over the
 -- beginning balance less the scheduled principal; CPR = 1 - (1 - SMM)^12; the ABS speed (the
 -- convention auto ABS is priced at, a share of the original number of receivables) is
--- SMM / (1 + SMM x (age - 1)), age the pool's balance-weighted months since first payment.
+-- SMM / (1 + SMM x (age - 1)), age the pool's balance-weighted months since first payment. All in
+-- integer units of 1e-12, rounded half up at each product (money.sql's div_half_up): no floats.
 {{ config(materialized='view') }}
 
 with
@@ -61,13 +62,30 @@ per_period as (
 ),
 
 speeds as (
+    -- the SMM as an integer fraction in units of 1e-12 (half up): exact arithmetic from here on
     select
         *,
-        {{ percent_of('prepaid_principal_cents', 'beginning_cents - scheduled_principal_cents') }}
-            as single_month_mortality_percent,
+        {{ div_half_up('prepaid_principal_cents * 1000000000000', 'greatest(beginning_cents - scheduled_principal_cents, 1)') }}
+            as smm_e12,
         -- the pool's age in whole months (balance-weighted, half up)
         {{ div_half_up('age_weighted_cents', 'greatest(beginning_cents, 1)') }} as pool_age_months
     from per_period
+),
+
+squared as (
+    -- (1 - SMM)^12 in units of 1e-12, squared and multiplied with each product rounded half up
+    select
+        *,
+        {{ div_half_up('(1000000000000 - smm_e12) * (1000000000000 - smm_e12)', '1000000000000') }}
+            as survival_2_e12
+    from speeds
+),
+
+fourth_power as (
+    select
+        *,
+        {{ div_half_up('survival_2_e12 * survival_2_e12', '1000000000000') }} as survival_4_e12
+    from squared
 )
 
 select
@@ -75,15 +93,19 @@ select
     collection_period,
     {{ from_cents('scheduled_principal_cents') }} as scheduled_principal_amount,
     {{ from_cents('prepaid_principal_cents') }} as prepaid_principal_amount,
-    single_month_mortality_percent,
-    -- CPR and ABS are market conventions with an exponent and a ratio: computed in double
-    -- precision from the exact SMM and kept to ten decimals of a percent (they are quoted in two)
-    round(100 * (1 - power(1 - single_month_mortality_percent::double / 100, 12)), 10)::decimal(24, 10)
-        as conditional_prepayment_rate_percent,
+    -- percent with ten decimals: a fraction in units of 1e-12 is a percent in units of 1e-10
+    (smm_e12::decimal(38, 0) * 0.0000000001)::decimal(24, 10) as single_month_mortality_percent,
+    -- CPR = 1 - (1 - SMM)^12 = 1 - s4 x s4 x s4 (s4 = (1 - SMM)^4)
+    (
+        (
+            1000000000000 - {{ div_half_up(div_half_up('survival_4_e12 * survival_4_e12', '1000000000000')
+                ~ ' * survival_4_e12', '1000000000000') }}
+        )::decimal(38, 0) * 0.0000000001
+    )::decimal(24, 10) as conditional_prepayment_rate_percent,
     pool_age_months,
-    round(
-        100 * (single_month_mortality_percent::double / 100)
-        / (1 + (single_month_mortality_percent::double / 100) * (pool_age_months - 1)),
-        10
+    -- ABS = SMM / (1 + SMM x (age - 1)), half up
+    (
+        {{ div_half_up('smm_e12 * 1000000000000', '1000000000000 + smm_e12 * (pool_age_months - 1)') }}::decimal(38, 0)
+        * 0.0000000001
     )::decimal(24, 10) as abs_speed_percent
-from speeds
+from fourth_power
