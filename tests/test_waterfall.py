@@ -274,6 +274,23 @@ def reference_state(opening: list[tuple]) -> waterfall.State:
     )
 
 
+def models_and_reference(runner, rows: list[dict], opening: list[tuple]):
+    """The dbt models (reconciliation mode) and the plain-Python reference on the same reported
+    periods and opening state: (connection, the reference's figures per date)."""
+
+    def load(con):
+        load_deal_tables(con, [DEAL])
+        load_reported_tables(con, rows, [(DEAL.deal_id, *row) for row in opening])
+
+    con = runner.run(load, up_to="rpt_servicer_certificate")
+    expected = waterfall.run(
+        DEAL,
+        reference_periods([{k: v for k, v in r.items() if k != "deal_id"} for r in rows]),
+        reference_state(opening),
+    )
+    return con, expected
+
+
 @settings(
     max_examples=30,
     deadline=None,
@@ -287,16 +304,7 @@ def test_stress_scenarios_match_the_reference(reported_model_runner, scenario):
     opening = [(PERIODS_BY_DATE[rows[0]["distribution_date"]], *rest[1:]) for rest in opening]
     rows = [{"deal_id": DEAL.deal_id, **row} for row in rows]
 
-    def load(con):
-        load_deal_tables(con, [DEAL])
-        load_reported_tables(con, rows, [(DEAL.deal_id, *row) for row in opening])
-
-    con = reported_model_runner.run(load, up_to="rpt_servicer_certificate")
-    expected = waterfall.run(
-        DEAL,
-        reference_periods([{k: v for k, v in r.items() if k != "deal_id"} for r in rows]),
-        reference_state(opening),
-    )
+    con, expected = models_and_reference(reported_model_runner, rows, opening)
     for date, values in expected.items():
         if values["reserve_account_draw_amount"] > 0:
             event("reserve draw")
@@ -396,16 +404,7 @@ def test_notes_above_the_pool_never_make_the_reserve_negative(reported_model_run
         )
         rows.append(row)
 
-    def load(con):
-        load_deal_tables(con, [DEAL])
-        load_reported_tables(con, rows, [(DEAL.deal_id, *row) for row in opening])
-
-    con = reported_model_runner.run(load, up_to="rpt_servicer_certificate")
-    expected = waterfall.run(
-        DEAL,
-        reference_periods([{k: v for k, v in r.items() if k != "deal_id"} for r in rows]),
-        reference_state(opening),
-    )
+    con, expected = models_and_reference(reported_model_runner, rows, opening)
     assert mismatches(expected, certificate(con)) == []
     for values in expected.values():
         assert values["reserve_account_ending_balance"] == 0
