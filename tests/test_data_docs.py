@@ -6,6 +6,7 @@ import pandas as pd
 
 from dagster_project.quality.suites import Rule, Suite
 from dagster_project.quality.validation import KEPT_RUNS, build_data_docs, validate
+from dagster_project.reports.data_docs import publish_data_docs
 
 SUITE = Suite(
     "data_docs_probe",
@@ -13,7 +14,8 @@ SUITE = Suite(
     "row_id",
     (
         Rule("2.3(q)", "ExpectColumnValuesToBeBetween", "amount", {"column": "amount",
-             "min_value": 0, "max_value": 10}, "amount between 0 and 10"),
+             "min_value": 0, "max_value": 10}, "amount between 0 and 10",
+             tolerance="$0.00, whole dollars"),
     ),
 )  # fmt: skip
 
@@ -33,7 +35,15 @@ def test_validation_stores_results_and_one_build_renders_them(tmp_path):
     assert pages == ["expectations", "index.html", "validations"]
     validation_page = next((_site(tmp_path) / "validations").rglob("*.html")).read_text()
     assert re.search(r"Status:</span>\s*<i class=\"[^\"]*text-danger", validation_page)  # failed
-    assert "values must be greater than or equal to" in validation_page
+    # each expectation says which clause it tests, in its own words; the failing row is listed
+    assert "Tests 2.3(q): amount between 0 and 10. Tolerance: $0.00, whole dollars." in (
+        validation_page
+    )
+    assert re.search(
+        r'scrollbars">11</div></td><td[^>]*><div class="show-scrollbars">1</div>'
+        r'</td><td[^>]*><div class="show-scrollbars">c</div>',
+        validation_page,
+    )
 
 
 def test_each_suite_keeps_its_last_runs(tmp_path):
@@ -42,3 +52,28 @@ def test_each_suite_keeps_its_last_runs(tmp_path):
         validate(frame, SUITE, tmp_path)
     stored = tmp_path / "gx" / "uncommitted" / "validations" / SUITE.name
     assert len(list(stored.glob("*/*"))) == KEPT_RUNS
+
+
+def test_the_publication_keeps_the_newest_validation_of_each_suite_readable_offline(tmp_path):
+    frame = pd.DataFrame({"row_id": ["a", "b"], "amount": [1, 11]})
+    validate(frame, SUITE, tmp_path, run_name="run-earlier")
+    validate(frame.head(1), SUITE, tmp_path, run_name="run-published")
+    published = publish_data_docs(build_data_docs(tmp_path), tmp_path / "reports" / "data_docs")
+    validate(frame, SUITE, tmp_path, run_name="run-after-publication")
+    build_data_docs(tmp_path)
+
+    index = published.read_text()
+    assert "<script" not in index and "http" not in index  # plain HTML, nothing to fetch
+    assert "run-published" in index and "passed" in index
+    assert "run-earlier" not in index and "run-after-publication" not in index
+    pages = [p.relative_to(published.parent).as_posix() for p in published.parent.rglob("*.html")]
+    validations = [p for p in pages if p.startswith("validations/")]
+    assert len(validations) == 1 and "/run-published/" in validations[0]
+    assert "expectations/data_docs_probe.html" in pages
+    for page in (validations[0], "expectations/data_docs_probe.html"):
+        text = (published.parent / page).read_text()
+        # the offline stylesheet is inlined and the expectation names the clause it tests
+        assert ".fa-check-circle::before" in text, page
+        assert "Tests 2.3(q): amount between 0 and 10." in text, page
+    for link in re.findall(r'href="([^"#]+)"', index):
+        assert (published.parent / link).exists() or link == "../index.html", link

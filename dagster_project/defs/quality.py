@@ -28,6 +28,13 @@ from dagster_project.quality.validation import build_data_docs, data_docs_index
 from dagster_project.resources import WarehouseResource
 
 REGISTER = dg.AssetKey(["quality", "eligibility_exceptions"])
+
+
+def build_name(context: dg.AssetExecutionContext) -> str:
+    """The name the Data Docs give a validation: the Dagster run (the build) that ran it."""
+    return f"run-{context.run_id}"
+
+
 GATE = dg.AssetKey(["quality", "certificate_gate"])
 SCHEDULE_CHECKS = {
     "receivable_schedule_receivables": (
@@ -80,7 +87,7 @@ def eligibility_register(context: dg.AssetExecutionContext, warehouse: Warehouse
             if not schedule_loaded(con, deal):  # e.g. a trust reconciled from its certificates
                 without_schedule.append(deal.deal_id)
             elif full or not schedule_validated(con, deal):
-                validate_schedule(con, deal)
+                validate_schedule(con, deal, run_name=build_name(context))
                 validated.append(deal.deal_id)
         results = summaries(con)
         breaches = con.execute("select count(*) from quality.eligibility_exceptions").fetchone()[0]
@@ -149,7 +156,7 @@ def _check_name(column: str) -> str:
 )
 def certificate_gate(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     with warehouse.connect() as con:
-        outcomes, gate = validate_servicing(con)
+        outcomes, gate = validate_servicing(con, run_name=build_name(context))
     build_data_docs()
     withheld = [g for g in gate if not g.is_publishable]
     yield dg.MaterializeResult(

@@ -34,14 +34,16 @@ def schedule_validated(con, deal: Deal) -> bool:
     return delivery is not None and validated == delivery[0]
 
 
-def validate_schedule(con, deal: Deal, gx_root: Path | None = None) -> list[Outcome]:
+def validate_schedule(
+    con, deal: Deal, gx_root: Path | None = None, run_name: str = "unnamed-build"
+) -> list[Outcome]:
     """Run the Section 2.3 suites on the trust's raw.receivable_schedule; write its results and
-    its breach register."""
+    its breach register. `run_name` names the build in the Data Docs."""
     params = {"deal_id": deal.deal_id}
     frame = con.execute(observations.SCHEDULE_RECEIVABLES, params).df()
-    receivables = validate(frame, schedule_receivable_suite(deal), gx_root)
+    receivables = validate(frame, schedule_receivable_suite(deal), gx_root, run_name)
     pool_frame = con.execute(observations.SCHEDULE_POOL, params).df()
-    pool = validate(pool_frame, schedule_pool_suite(deal), gx_root)
+    pool = validate(pool_frame, schedule_pool_suite(deal), gx_root, run_name)
     now = dt.datetime.now(dt.UTC)
     delivery = con.execute(observations.SCHEDULE_DELIVERY, params).fetchone()
     store.save_outcomes(
@@ -64,12 +66,12 @@ order by deal_id, period_number
 
 
 def validate_servicing(
-    con, gx_root: Path | None = None
+    con, gx_root: Path | None = None, run_name: str = "unnamed-build"
 ) -> tuple[list[Outcome], list[store.GateRow]]:
     """Run the servicing-criteria suite on marts.rpt_servicing_criteria (every trust at once);
-    write its results and the certificate gate."""
+    write its results and the certificate gate. `run_name` names the build in the Data Docs."""
     frame = con.execute(observations.SERVICING_CRITERIA).df()
-    outcomes = validate(frame, servicing_criteria_suite(), gx_root)
+    outcomes = validate(frame, servicing_criteria_suite(), gx_root, run_name)
     failures: dict[tuple[str, str], list[str]] = {}
     for outcome in outcomes:
         if not outcome.rule.blocking:

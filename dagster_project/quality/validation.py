@@ -3,8 +3,11 @@
 The Great Expectations project lives in expectations/ (CAOT_GX_DIR overrides it): a file context
 whose suites, validation definitions and checkpoints are written from the code on each run; its
 Data Docs (HTML, expectations/gx/uncommitted/data_docs/) are built once after a run's suites
-(build_data_docs). Each suite keeps its last KEPT_RUNS validation results (and their Data Docs
-pages); the register in the warehouse (quality.*) keeps every outcome.
+(build_data_docs), styled by expectations/data_docs.css (installed as the project's custom Data
+Docs stylesheet) so that they read offline. Each validation is named after the build that ran it
+(`run_name`); each expectation's notes name the clause it tests. Each suite keeps its last
+KEPT_RUNS validation results (and their Data Docs pages); the register in the warehouse
+(quality.*) keeps every outcome.
 """
 
 import contextlib
@@ -25,6 +28,9 @@ KEPT_RUNS = 12  # a year of monthly runs per suite
 
 if TYPE_CHECKING:  # pandas is imported where a frame is validated, not by every importer of this
     import pandas as pd  # module (the pipeline's command line imports it before its first run)
+
+
+STYLESHEET = PROJECT_ROOT / "expectations" / "data_docs.css"
 
 
 def gx_dir() -> Path:
@@ -81,7 +87,12 @@ def to_great_expectations(suite: Suite):
         }
         if rule.tolerance:
             meta["tolerance"] = rule.tolerance
-        expectations.append(cls(**rule.kwargs, meta=meta))
+        # the Data Docs show the description in place of the expectation's generic wording
+        clauses = " and ".join((rule.representation, *rule.also))
+        description = f"Tests {clauses}: {rule.rule}." + (
+            f" Tolerance: {rule.tolerance}." if rule.tolerance else ""
+        )
+        expectations.append(cls(**rule.kwargs, meta=meta, description=description))
     return gx.ExpectationSuite(
         name=suite.name, expectations=expectations, meta={"subject": suite.subject}
     )
@@ -101,6 +112,9 @@ def prune_results(gx_root: Path, suite_name: str, keep: int) -> None:
 
 def _context(gx, root: Path):
     context = gx.get_context(mode="file", project_root_dir=str(root))
+    styles = Path(context.root_directory) / "plugins" / "custom_data_docs" / "styles"
+    styles.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(STYLESHEET, styles / "data_docs_custom_styles.css")
     progress = context.variables.progress_bars
     if context.config.analytics_enabled is not False or not progress or progress.get("globally"):
         context.variables.progress_bars = {"globally": False}  # they flood logs (STACK.md)
@@ -136,8 +150,11 @@ def comparable(frame: "pd.DataFrame") -> "pd.DataFrame":
     return out
 
 
-def validate(frame, suite: Suite, root: Path | None = None) -> list[Outcome]:
-    """Validate `frame` against `suite` and store the result (build_data_docs renders it)."""
+def validate(
+    frame, suite: Suite, root: Path | None = None, run_name: str = "unnamed-build"
+) -> list[Outcome]:
+    """Validate `frame` against `suite` and store the result under `run_name` (the build that
+    ran it; build_data_docs renders it)."""
     frame = comparable(frame)
     gx = great_expectations()
     context = _context(gx, root or gx_dir())
@@ -172,7 +189,9 @@ def validate(frame, suite: Suite, root: Path | None = None) -> list[Outcome]:
         )
     )
     prune_results(Path(context.root_directory), suite.name, KEPT_RUNS - 1)
-    result = checkpoint.run(batch_parameters={"dataframe": frame})
+    result = checkpoint.run(
+        batch_parameters={"dataframe": frame}, run_id=gx.RunIdentifier(run_name=run_name)
+    )
     outcomes = []
     for validation in result.run_results.values():
         for item in validation.results:

@@ -26,6 +26,7 @@ import duckdb
 
 from dagster_project.certificate_versions import changes, load_versions
 from dagster_project.reports.auditor import write_auditor_report
+from dagster_project.reports.data_docs import publish_data_docs
 from dagster_project.reports.document import (
     certificate_document,
     restated_banner,
@@ -90,16 +91,13 @@ class _Writer:
 def write_reports(
     warehouse: Path, out: Path, data_docs: Path | None = None, published: Path | None = None
 ) -> dict[str, int]:
-    """Every trust's documents from the warehouse file `warehouse` (read-only) into `out`, with a
-    copy of the Great Expectations Data Docs site (`data_docs`: its index.html), so that every
-    link is relative and the folder can be copied or served. `published`: the reports folder
-    published before, whose PDFs are kept for the documents that did not change."""
+    """Every trust's documents from the warehouse file `warehouse` (read-only) into `out`, with the
+    Great Expectations evidence they rest on (from the Data Docs site whose index.html is
+    `data_docs`), so that every link is relative and the folder can be copied or served.
+    `published`: the reports folder published before, whose PDFs are kept for the documents that
+    did not change."""
     out.mkdir(parents=True, exist_ok=True)
-    if data_docs and data_docs.exists():
-        shutil.copytree(data_docs.parent, out / "data_docs", dirs_exist_ok=True)
-        data_docs = out / "data_docs" / "index.html"
-    else:
-        data_docs = None
+    data_docs = publish_data_docs(data_docs, out / "data_docs") if data_docs else None
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         trusts = con.execute(

@@ -115,9 +115,10 @@ def months_between(start: dt.date, end: dt.date) -> int:
     return max((end.year - start.year) * 12 + end.month - start.month, 0)
 
 
-def weighted(total: Decimal, weights: Decimal) -> Decimal | None:
-    """A weighted average to the cent; none for an empty pool (the certificate prints N/A)."""
-    return (total / weights).quantize(CENT, ROUND_HALF_UP) if weights else None
+def weighted(total: Decimal, weights: Decimal, places: Decimal = CENT) -> Decimal | None:
+    """A weighted average to `places`, half up; none for an empty pool (the certificate prints
+    N/A)."""
+    return (total / weights).quantize(places, ROUND_HALF_UP) if weights else None
 
 
 def _advances(row, record, account, rid, advanced, ended, totals, counts) -> None:
@@ -291,7 +292,10 @@ def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
             "cumulative_net_losses_amount": max(
                 cumulative_net + totals["defaulted"] - totals["liquidation"], ZERO
             ),
-            "weighted_average_coupon_percent": weighted(totals["apr_weight"], totals["ending"]),
+            # kept to ten decimals in the mart; the certificate prints two
+            "weighted_average_coupon_percent": weighted(
+                totals["apr_weight"], totals["ending"], Decimal("1E-10")
+            ),
             "weighted_average_original_term": weighted(totals["term_weight"], totals["ending"]),
             "weighted_average_remaining_term": weighted(
                 totals["remaining_weight"], totals["ending"]

@@ -53,7 +53,9 @@ deals as (
             pool_periods.ending_pool_balance,
             pool_periods.receivables_outstanding,
             pool_periods.initial_pool_balance,
-            pool_periods.weighted_average_coupon_percent,
+            -- Exhibit A line 12 prints the coupon to two decimals (half up)
+            {{ from_cents(div_half_up('(pool_periods.weighted_average_coupon_percent * 10000000000)::hugeint',
+                '100000000')) }} as weighted_average_coupon_percent,
             pool_periods.weighted_average_original_term,
             pool_periods.weighted_average_remaining_term,
             index_rates.index_rate,

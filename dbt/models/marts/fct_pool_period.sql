@@ -99,11 +99,12 @@ rolled as (
             as outstanding_simple_interest_advances_amount,
         cutoff.initial_pool_balance,
         coalesce(earnings.collection_account_interest_amount, 0) as collection_account_interest_amount,
-        -- lines 12-14, weighted by the ending Principal Balance (none for an empty pool)
+        -- lines 12-14, weighted by the ending Principal Balance (none for an empty pool); the
+        -- coupon is kept to ten decimals, the certificate rounds it to two (int_waterfall__period_inputs)
         case
             when per_period.ending_pool_balance > 0 then
-            {{ from_cents(div_half_up('per_period.apr_weighted_cents',
-                to_cents('per_period.ending_pool_balance') ~ ' * 100')) }}
+            {{ percent_of('per_period.apr_weighted_cents',
+                to_cents('per_period.ending_pool_balance') ~ ' * 1000000') }}
         end as weighted_average_coupon_percent,
         case
             when per_period.ending_pool_balance > 0 then
