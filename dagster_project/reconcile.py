@@ -1,6 +1,8 @@
 """Reconciliation mode: recompute published certificates from their reported pool figures.
 
     .venv/bin/python -m dagster_project.reconcile --deal DEAL_FILE --reported CSV --out DIR
+    .venv/bin/python -m dagster_project.reconcile --deal A.yaml --reported a.csv \
+        --deal B.yaml --reported b.csv --out DIR        # several trusts, one dbt build
 
 CSV columns: distribution_date,line,value, with the certificate's line ids for the deal (see
 dagster_project/certificate_layout.py; `8i_end` for eight classes, `8h_end` for seven). The dbt
@@ -8,7 +10,8 @@ waterfall models run with var pool_inputs=reported on a scratch DuckDB file: lin
 15, 17a-c, 18a-c, 20, 21, 27, 41, 52, 75-79 are inputs; the state before the first date comes from
 its lines 8*_begin, 51, 26b and the Additional Note Interest lines. Everything else is recomputed.
 Writes DIR/certificate.csv, DIR/reconciliation.csv and DIR/assumptions.csv (inputs the CSV did
-not give and how they were filled).
+not give and how they were filled); with several trusts, DIR/<deal_id>/ for each. A reported
+figure is compared at the precision it was printed (some certificates print whole dollars).
 """
 
 import argparse
@@ -18,7 +21,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 
 import duckdb
@@ -185,9 +188,19 @@ def build_inputs(deal: Deal, reported: dict[dt.date, dict[str, str]]):
                 if default == "deal":
                     found = str(deal.initial_pool_balance)
                 elif default == "estimate":
-                    coupon = Decimal(value("weighted_average_coupon_percent") or "0")
-                    found = str(round_cents(Decimal(lines["1"]) * coupon / 100 / 12))
-                    assumptions.append((date, column, found, "line 12 coupon / 12 x line 1"))
+                    coupon = value("weighted_average_coupon_percent")
+                    found = str(round_cents(Decimal(lines["1"]) * Decimal(coupon or "0") / 1200))
+                    assumptions.append(
+                        (date, column, found, "line 12 coupon / 12 x line 1")
+                        if coupon
+                        else (
+                            date,
+                            column,
+                            found,
+                            "not reported, and no coupon (line 12) to "
+                            "estimate it: Available Funds are understated",
+                        )
+                    )
                 else:
                     found = default
                     if key in line_of:
@@ -284,24 +297,60 @@ def run_waterfall_models(database: Path, workdir: Path) -> None:
         raise RuntimeError(f"dbt failed in reconciliation mode:\n{result.stdout}\n{result.stderr}")
 
 
-def reconcile(deal_file: Path, reported_csv: Path, out: Path) -> dict:
-    deal = load_deal(deal_file)
-    reported = read_reported(reported_csv, deal)
-    rows, opening_rows, assumptions = build_inputs(deal, reported)
-    out.mkdir(parents=True, exist_ok=True)
+def reconcile(pairs: list[tuple[Path, Path]], out: Path) -> dict[str, dict]:
+    """Reconcile each (deal file, reported CSV) pair; all trusts in one dbt build. One pair
+    writes its results into `out`, several into `out/<deal_id>/`."""
+    deals = [load_deal(deal_file) for deal_file, _reported in pairs]
+    ids = [deal.deal_id for deal in deals]
+    if len(set(ids)) < len(ids):
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        raise ReconcileError(f"a trust is given twice: {twice}")
+    prepared = []
+    for deal, (_deal_file, reported_csv) in zip(deals, pairs, strict=True):
+        reported = read_reported(reported_csv, deal)
+        prepared.append((deal, reported, *build_inputs(deal, reported)))
     with tempfile.TemporaryDirectory(prefix="reconcile-") as scratch:
         database = Path(scratch) / "reconcile.duckdb"
         con = duckdb.connect(str(database))
-        load_deal_tables(con, [deal])
-        load_reported_tables(con, rows, opening_rows)
+        load_deal_tables(con, [deal for deal, *_ in prepared])
+        load_reported_tables(
+            con,
+            [row for *_, rows, _opening, _assumed in prepared for row in rows],
+            [row for *_, opening, _assumed in prepared for row in opening],
+        )
         con.close()
         run_waterfall_models(database, Path(scratch))
         con = duckdb.connect(str(database), read_only=True)
-        certificate = con.execute(
-            "select distribution_date, line, value from marts.rpt_servicer_certificate "
-            "order by distribution_date, line_order"
-        ).fetchall()
+        certificates = {
+            deal.deal_id: con.execute(
+                "select distribution_date, line, value from marts.rpt_servicer_certificate "
+                "where deal_id = ? order by distribution_date, line_order",
+                [deal.deal_id],
+            ).fetchall()
+            for deal, *_ in prepared
+        }
         con.close()
+    summaries = {}
+    for deal, reported, _rows, _opening, assumptions in prepared:
+        folder = out if len(prepared) == 1 else out / deal.deal_id
+        summaries[deal.deal_id] = write_results(
+            folder, certificates[deal.deal_id], reported, assumptions
+        )
+    return summaries
+
+
+def printed_difference(recomputed: str, given: str) -> Decimal:
+    """Recomputed less reported, at the precision the certificate printed: a figure printed in
+    whole dollars (e.g. `12,090,686` on some certificates) is compared with the recomputed one
+    rounded half up to whole dollars."""
+    value, printed = Decimal(recomputed), Decimal(given)
+    exponent = max(printed.as_tuple().exponent, value.as_tuple().exponent)
+    rounded = value.quantize(Decimal(1).scaleb(exponent), rounding=ROUND_HALF_UP)
+    return (rounded - printed).quantize(Decimal(1).scaleb(value.as_tuple().exponent))
+
+
+def write_results(out: Path, certificate, reported, assumptions) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
     with (out / "certificate.csv").open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["distribution_date", "line", "value"])
@@ -321,7 +370,7 @@ def reconcile(deal_file: Path, reported_csv: Path, out: Path) -> dict:
             elif given in ("Yes", "No") or value in ("Yes", "No"):
                 difference = "0" if given == value else "differs"
             else:
-                difference = format((Decimal(value) - Decimal(given)).quantize(Decimal(value)), "f")
+                difference = format(printed_difference(value, given), "f")
             compared += 1
             if difference == "differs" or (difference and Decimal(difference) != 0):
                 differing += 1
@@ -337,21 +386,31 @@ def reconcile(deal_file: Path, reported_csv: Path, out: Path) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deal", required=True, type=Path, help="deal file (YAML)")
     parser.add_argument(
-        "--reported", required=True, type=Path, help="distribution_date,line,value CSV"
+        "--deal", required=True, type=Path, action="append", help="deal file (YAML); repeatable"
+    )
+    parser.add_argument(
+        "--reported",
+        required=True,
+        type=Path,
+        action="append",
+        help="distribution_date,line,value CSV, one per --deal, in the same order",
     )
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     args = parser.parse_args(argv)
+    if len(args.deal) != len(args.reported):
+        parser.error("give one --reported CSV for each --deal file")
     try:
-        summary = reconcile(args.deal, args.reported, args.out)
+        summaries = reconcile(list(zip(args.deal, args.reported, strict=True)), args.out)
     except (DealFileError, ReconcileError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(
-        f"{summary['dates']} Distribution Date(s); {summary['compared']} reported lines compared, "
-        f"{summary['differing']} differ. Results in {args.out}/"
-    )
+    for deal_id, summary in summaries.items():
+        where = args.out if len(summaries) == 1 else args.out / deal_id
+        print(
+            f"{deal_id}: {summary['dates']} Distribution Date(s); {summary['compared']} reported "
+            f"lines compared, {summary['differing']} differ. Results in {where}/"
+        )
     return 0
 
 

@@ -461,6 +461,49 @@ def test_a_paid_off_receivable_kept_on_later_tapes_is_not_an_error(con, delivery
     assert result.changed
 
 
+def test_a_payment_booked_as_principal_on_a_charged_off_receivable_is_accepted(
+    con, delivery, next_delivery
+):
+    """Art. I: what a Defaulted Receivable pays after its default is Liquidation Proceeds ("from
+    whatever source"). A servicer that books it as principal on the charged-off row (nothing
+    left to reduce) is not rejected; the models count it as Liquidation Proceeds
+    (test_loan_level_reference::test_payments_after_a_default_are_liquidation_proceeds...)."""
+    load_period(con, delivery)
+    gone = _paid_off_row(delivery)
+    _carried_into(next_delivery, gone, "charged_off")
+    tape = next_delivery / "loan_status.csv"
+    rows = _rows(tape)
+    rows[-1].update(actualPrincipalCollectedAmount="100.00", totalActualAmountPaid="100.00")
+    _write_rows(tape, rows)
+    transactions = next_delivery / "payment_transactions.csv"
+    paid = {**_rows(transactions)[0], "assetNumber": gone["assetNumber"],
+            "transactionAmount": "100.00"}  # fmt: skip
+    _write_rows(transactions, [*_rows(transactions), paid])
+    result = load_period(con, next_delivery, key="2015-11")
+    assert result.changed
+    (principal,) = con.execute(
+        'select "actualPrincipalCollectedAmount" from raw.loan_status '
+        "where collection_period = '2015-11' and \"assetNumber\" = ?",
+        [gone["assetNumber"]],
+    ).fetchone()
+    assert principal == Decimal("100.00")
+
+
+def test_a_charged_off_receivable_that_comes_back_with_a_balance_is_flagged(
+    con, delivery, next_delivery
+):
+    load_period(con, delivery)
+    _carried_into(next_delivery, _paid_off_row(delivery), "charged_off")
+    tape = next_delivery / "loan_status.csv"
+    rows = _rows(tape)
+    rows[-1].update(reportingPeriodActualEndBalanceAmount="250.00")
+    _write_rows(tape, rows)
+    error = rejected(con, next_delivery, key="2015-11")
+    (finding,) = error.findings
+    assert finding.field == "reportingPeriodActualEndBalanceAmount"
+    assert "ending balance does not follow" in finding.reason
+
+
 def test_a_paid_off_receivable_that_comes_back_current_is_flagged(con, delivery, next_delivery):
     load_period(con, delivery)
     paid = _paid_off_row(delivery)

@@ -355,6 +355,49 @@ def test_payments_after_a_default_are_liquidation_proceeds_and_after_a_purchase_
     con.close()
 
 
+def test_an_ex102_payment_on_a_charged_off_receivable_is_liquidation_proceeds(model_runner):
+    """Hand-worked, EX-102 route (the filing's figures, not a recomputation): D ($10,000.00) is
+    charged off in the first period (zero-balance code 4). The second filing repeats it with its
+    code and effective date, and a $100.00 payment booked as principal, no recoveredAmount.
+    Art. I: an amount received on a Defaulted Receivable "from whatever source" is Liquidation
+    Proceeds: line 18b gets $100.00, principal collections (line 2) nothing, and the period's
+    Net Losses are zero (the excess, if any)."""
+    first, second = PERIODS[:2]
+    schedule = [{"receivable_id": "D", "apr": "0.050000", "principal_balance": "10000.00",
+                 "last_payment_date": "2015-09-15", "original_term": "60"}]  # fmt: skip
+    charged = {
+        "sourceFormat": "ex102",
+        "loanStatus": "charged_off",
+        "zeroBalanceCode": "4",
+        "zeroBalanceEffectiveDate": str(first.collection_period_end),
+        "currentDelinquencyStatus": "120",
+        "interestPaidThroughDate": "2015-09-15",
+        "recoveredAmount": None,
+        "liquidationExpenseAmount": None,
+    }
+    periods = [
+        (first.collection_period,
+         [_tape("D", first, **charged, reportingPeriodBeginningLoanBalanceAmount="10000.00",
+                chargedoffPrincipalAmount="10000.00")], []),
+        (second.collection_period,
+         [_tape("D", second, **charged, totalActualAmountPaid="100.00",
+                actualPrincipalCollectedAmount="100.00")], []),
+    ]  # fmt: skip
+    con = model_runner.run(loader(schedule, periods), up_to="fct_pool_period")
+    pool = con.execute(
+        "select collection_period, defaulted_receivables_amount, principal_collections_amount, "
+        "liquidation_principal_amount + liquidation_finance_charge_amount, net_losses_amount "
+        "from marts.fct_pool_period order by 1"
+    ).fetchall()
+    money = Decimal
+    assert pool == [
+        (first.collection_period, money("10000.00"), money("0.00"), money("0.00"),
+         money("10000.00")),
+        (second.collection_period, money("0.00"), money("0.00"), money("100.00"), money("0.00")),
+    ]  # fmt: skip
+    con.close()
+
+
 def test_simple_interest_advances_are_limited_reimbursed_and_written_off_by_hand(model_runner):
     """Hand-worked 4.4 and 4.2. A and B: $10,000.00 at 6%, interest paid to 2015-09-30.
     October (31 days) both are 10 days past due and pay nothing: 4.4(a) allows the interest

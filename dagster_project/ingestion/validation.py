@@ -349,7 +349,9 @@ def tape_consistency_checks(con) -> str:
     """The loan-level tapes of the batch against themselves and against the chain of periods:
 
     - the ending balance follows from the beginning balance less principal collected, rebates
-      and charge-off (zero once purchased);
+      and charge-off (zero once purchased; zero on a charged-off receivable with no balance left,
+      whatever it pays: Art. I, amounts received on a Defaulted Receivable "from whatever source"
+      are Liquidation Proceeds, however the servicer books them);
     - each receivable begins the period at the balance it ended the previous one (the first
       Collection Period: its Principal Balance in the Receivable Schedule);
     - every receivable outstanding at the end of the previous period is on the tape (the first
@@ -386,6 +388,7 @@ def tape_consistency_checks(con) -> str:
         select deal_id, scope, rowid, '{end}', 'ending balance does not follow from the beginning
             balance, principal, rebates and charge-off', "{end}" from {table}
         where {_money(end)} is distinct from case when "loanStatus" = 'purchased' then 0
+            when "loanStatus" in ('charged_off', 'liquidated') and {_money(begin)} = 0 then 0
             else {_money(begin)} - coalesce({_money("actualPrincipalCollectedAmount")}, 0)
             - coalesce({_money("rebateAmount")}, 0)
             - coalesce({_money("chargedoffPrincipalAmount")}, 0) end
