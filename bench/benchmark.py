@@ -28,7 +28,7 @@ from pathlib import Path
 
 import duckdb
 
-from dagster_project.deal import PROJECT_ROOT, load_deal
+from dagster_project.deal import DEFAULT_DEAL_FILE, PROJECT_ROOT, load_deal
 from dagster_project.transformation.dbt_args import build_args
 
 # shelf: at least 50 million receivable-periods (the sample deal's receivables prepay and default
@@ -305,8 +305,8 @@ def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) ->
     folder = out / scale
     shutil.rmtree(folder, ignore_errors=True)
     inputs = folder / "inputs"
-    generator = [PYTHON, "-m", "dagster_project.generator", "--receivables", str(receivables),
-                 "--out", str(inputs)]  # fmt: skip
+    generator = [PYTHON, "-m", "dagster_project.generator", "--deal", str(DEFAULT_DEAL_FILE),
+                 "--receivables", str(receivables), "--out", str(inputs)]  # fmt: skip
     generation = _measure(scale, "generation", generator, dict(os.environ))
     stages.append(generation)
     tapes = str(inputs / "*" / "deliveries" / "*" / "loan_status.csv")

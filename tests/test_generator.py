@@ -1,16 +1,21 @@
+import csv
 import datetime as dt
 import hashlib
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import DEAL_ID
 
 from dagster_project.deal import load_deal
-from dagster_project.generator.__main__ import generate
+from dagster_project.generator.__main__ import generate, generate_shelf
 from dagster_project.generator.calibration import calibration
 from dagster_project.generator.schedule import BREACH_KINDS, BREACHES_PER_KIND, build_schedule
+
+ROOT = Path(__file__).resolve().parents[1]
+SHELF_FILES = ("caot_2012_3.yaml", "caot_2015_4.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -72,10 +77,39 @@ def _digest(folder):
 def test_same_seed_gives_the_same_bytes(tmp_path):
     first = generate(tmp_path / "a", receivables=300, seed=11, progress=False)
     second = generate(tmp_path / "b", receivables=300, seed=11, progress=False)
-    assert first["periods"] == second["periods"]
+    assert first["trusts"] == second["trusts"]
     assert _digest(tmp_path / "a") == _digest(tmp_path / "b")
     other = generate(tmp_path / "c", receivables=300, seed=12, progress=False)
-    assert other["seed"] == 12 and _digest(tmp_path / "c") != _digest(tmp_path / "a")
+    assert other["trusts"][0]["seed"] == 12 and _digest(tmp_path / "c") != _digest(tmp_path / "a")
+
+
+def test_a_trust_s_files_do_not_depend_on_the_other_trusts_of_the_shelf(tmp_path):
+    """Each trust's seed follows from its Cutoff Date: 2015-4 generated alone or with 2012-3 is
+    the same, byte for byte; the shelf's net worth series covers both trusts' quarters."""
+    deals = [load_deal(ROOT / "data" / "deals" / name) for name in SHELF_FILES]
+    shelf = generate_shelf(tmp_path / "shelf", deals, 200, seed=5, progress=False, as_of="2016-03")
+    alone = generate_shelf(tmp_path / "alone", deals[1:], 200, seed=5, progress=False)
+    assert [t["deal_id"] for t in shelf["trusts"]] == ["caot-2012-3", "caot-2015-4"]
+    assert shelf["trusts"][1]["seed"] == alone["trusts"][0]["seed"] == 5
+    sample = "caot-2015-4"
+    months = sorted(p.name for p in (tmp_path / "shelf" / sample / "deliveries").iterdir())
+    assert months == ["2015-10", "2015-11", "2015-12", "2016-01", "2016-02", "2016-03"]
+    for month in months:  # the as-of month cuts the deliveries, not the trust's draws
+        for name in ("loan_status.csv", "payment_transactions.csv"):
+            path = Path(sample) / "deliveries" / month / name
+            assert (tmp_path / "shelf" / path).read_bytes() == (
+                tmp_path / "alone" / path
+            ).read_bytes()
+    schedule = Path(sample) / "receivable_schedule.csv"
+    shelf_schedule = (tmp_path / "shelf" / schedule).read_bytes()
+    assert shelf_schedule == (tmp_path / "alone" / schedule).read_bytes()
+    with (tmp_path / "shelf" / "tangible_net_worth.csv").open() as handle:
+        quarters = {row["fiscal_quarter_end"]: row for row in csv.DictReader(handle)}
+    with (tmp_path / "alone" / "tangible_net_worth.csv").open() as handle:
+        for row in csv.DictReader(handle):  # the same value for a quarter in both files
+            if row["fiscal_quarter_end"] in quarters:
+                assert quarters[row["fiscal_quarter_end"]] == row
+    assert min(quarters) < "2012-10-15"  # 2012-3's first Distribution Date is covered
 
 
 def test_small_deal_behaves_like_a_prime_pool(small_deal):

@@ -74,18 +74,25 @@ def index_rate_frame(deal: Deal, periods: list[PaymentPeriod]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def tangible_net_worth_frame(deal: Deal, periods: list[PaymentPeriod]) -> pd.DataFrame:
-    """CarMax, Inc. Consolidated Tangible Net Worth at each fiscal quarter end (synthetic)."""
-    first = periods[0].distribution_date.replace(day=1)
+TNW_ANCHOR = (dt.date(2014, 2, 28), Decimal("2750000000.00"))  # a fiscal quarter end and its value
+TNW_GROWTH = Decimal("31250000.00")  # per quarter
+
+
+def tangible_net_worth_frame(first: dt.date, last: dt.date) -> pd.DataFrame:
+    """CarMax, Inc. Consolidated Tangible Net Worth at each fiscal quarter end (synthetic) from the
+    year before `first` to `last`: one series for the whole shelf, growing by TNW_GROWTH a quarter
+    from TNW_ANCHOR (the same value for a quarter whichever trusts are generated)."""
+    anchor, value = TNW_ANCHOR
     quarter_end = dt.date(first.year - 1, 2, 28)
-    rows, value = [], Decimal("2750000000.00")
-    while quarter_end <= periods[-1].distribution_date:
+    quarters = (quarter_end.year - anchor.year) * 4
+    rows, value = [], value + TNW_GROWTH * quarters
+    while quarter_end <= last:
         rows.append(
             {"fiscal_quarter_end": quarter_end, "consolidated_tangible_net_worth": str(value)}
         )
         next_month = add_months(quarter_end.replace(day=1), 3)
         quarter_end = add_months(next_month, 1) - dt.timedelta(days=1)
-        value += Decimal("31250000.00")
+        value += TNW_GROWTH
     return pd.DataFrame(rows)
 
 

@@ -204,7 +204,7 @@ BREACH_KINDS = (
     ("2.3(k)", "days_past_due", "payment more than 30 days past due at the cutoff date"),
     ("2.3(q)", "principal_balance", "Principal Balance below $500 at the cutoff date"),
     ("2.3(r)", "bankrupt_obligor", "obligor in bankruptcy at the cutoff date"),
-    ("2.3(t)", "origination_date", "originated on or before 2009-07-26"),
+    ("2.3(t)", "origination_date", "originated on or before the deal file's 2.3(t) date"),
     ("2.3(u)", "original_term", "original term longer than 72 months"),
     ("2.3(u)", "remaining_term", "remaining term shorter than 3 months"),
     ("2.3(w)", "apr", "APR above 25.00%"),
@@ -371,7 +371,8 @@ def _plant_breaches(deal, rng, s, flags, obligor_state, interest_method) -> list
             elif kind == "bankrupt_obligor":
                 flags["is_bankrupt"][i] = True
             elif kind == "origination_date":
-                s["origination"][i] = day_number(dt.date(2009, 7, 26)) - int(rng.integers(0, 400))
+                bound = dt.date.fromisoformat(str(deal.eligibility["originated_after"]))
+                s["origination"][i] = day_number(bound) - int(rng.integers(0, 400))
             elif kind == "original_term":
                 s["orig_term"][i] = 78
                 s["remaining_term"][i] = min(s["remaining_term"][i], 70)

@@ -41,6 +41,7 @@ TABLES = {
     "excess_spread": (
         ("excess_spread", "excess spread $", "money"),
         ("beginning_pool_balance", "beginning Pool Balance", "money"),
+        ("excess_spread_percent", "annualized %", "percent"),
     ),
     "credit_enhancement": (
         ("reserve_balance", "Reserve Account", "money"),
@@ -227,9 +228,9 @@ select
     dates.delinquent_61_90_balance,
     dates.delinquent_91_plus_balance,
     dates.cumulative_net_loss_percent,
-    -- the market's excess spread: finance charges less the servicing fee and the note interest
-    dates.available_finance_charge_collections_amount - dates.total_servicing_fee_amount
-    - dates.interest_paid_amount as excess_spread,
+    -- the market's excess spread, and annualised over the beginning Pool Balance
+    age.excess_spread_amount as excess_spread,
+    age.excess_spread_annualized_percent as excess_spread_percent,
     dates.reserve_account_ending_balance as reserve_balance,
     dates.required_reserve_account_amount as required_reserve,
     dates.overcollateralization_amount as overcollateralization,
@@ -241,6 +242,8 @@ select
 from marts.fct_distribution_date as dates
 inner join marts.fct_pool_period as pool
     on dates.deal_id = pool.deal_id and dates.period_number = pool.period_number
+inner join marts.rpt_shelf_performance_by_age as age
+    on dates.deal_id = age.deal_id and dates.collection_period = age.collection_period
 where dates.deal_id = $deal_id
 order by dates.distribution_date
 """
@@ -268,12 +271,6 @@ def write_performance(
     for column in pool.columns:
         if column != "distribution_date":
             pool[column] = pool[column].astype(float)
-    pool["excess_spread_percent"] = (
-        100.0
-        * 12
-        * pool["excess_spread"]
-        / pool["beginning_pool_balance"].where(pool["beginning_pool_balance"] > 0)
-    )
     images = {key: draw(key, pool, notes) for key, _title in PLOTS}
     last = exact[-1]
     summary = [

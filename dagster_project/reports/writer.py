@@ -37,6 +37,7 @@ from dagster_project.reports.html_render import render_html
 from dagster_project.reports.pdf_render import render_pdf
 from dagster_project.reports.performance import write_performance
 from dagster_project.reports.provenance import Provenance
+from dagster_project.reports.shelf import write_shelf_report
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,6 +124,14 @@ def write_reports(
             totals["certificates_withheld"] += counts["certificates_withheld"]
             totals["trusts"] += 1
             rows.append((deal_id, trust_name, counts))
+        generated = dt.datetime.now(dt.UTC)
+        provenance = tuple(
+            f"{deal_id}: {line}"
+            for deal_id, _name, counts in rows
+            if counts is not None
+            for line in Provenance(con, deal_id).for_trust(generated)
+        )
+        write_shelf_report(con, out / "shelf.html", provenance)
     finally:
         con.close()
     (out / "index.html").write_text(_shelf_index(rows), encoding="utf-8")
@@ -152,7 +161,10 @@ def _shelf_index(rows) -> str:
         )
     return _page(
         "Servicing reports",
-        "<h1>Servicing reports: the shelf</h1><table><tr><th>trust</th><th>deal id</th>"
+        "<h1>Servicing reports: the shelf</h1>"
+        '<p><a href="shelf.html">The trusts compared by deal age</a> (static-pool curves: pool '
+        "factor, losses, 60+ delinquency, prepayment, excess spread)</p>"
+        "<table><tr><th>trust</th><th>deal id</th>"
         "<th>latest Distribution Date</th><th>status</th><th>certificates</th>"
         "<th>deliveries rejected</th></tr>" + "".join(body) + "</table>",
     )

@@ -16,11 +16,12 @@ def _rows(path: Path, key: str) -> dict:
         return {row[key]: row for row in csv.DictReader(handle)}
 
 
-def certificate_from_files(inputs: Path) -> dict:
-    """The certificates of the sample trust from its delivered files under `inputs`."""
-    deal = load_deal()
+def certificate_from_files(inputs: Path, deal=None) -> dict:
+    """The certificates of a trust (default the sample trust, 2015-4) from its delivered files
+    under `inputs`."""
+    deal = deal or load_deal()
     folder = inputs / deal.deal_id
-    pool = loan_level.compute(folder)
+    pool = loan_level.compute(folder, deal.defaulted_days_past_due, deal)
     rates = _rows(folder / "index_rates.csv", "distribution_date")
     earnings = _rows(folder / "trust_account_earnings.csv", "distribution_date")
     periods = []

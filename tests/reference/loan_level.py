@@ -158,22 +158,25 @@ def _advances(row, record, account, rid, advanced, ended, totals, counts) -> Non
         totals["outstanding_advances"] += owed  # of the receivables on the period's tape
 
 
-def compute(folder: Path, defaulted_days: int = 120) -> Deal:
+def compute(folder: Path, defaulted_days: int = 120, deal=None) -> Deal:
     """The reference over a trust's delivered folder (<inputs>/<deal_id>: its schedule and one
-    folder per period)."""
+    folder per period); `deal`: its deal file's terms (default 2015-4)."""
     periods = [
         (d.name, list(_read(d / "loan_status.csv")), list(_read(d / "payment_transactions.csv")))
         for d in sorted((folder / "deliveries").iterdir())
     ]
-    return compute_rows(list(_read(folder / "receivable_schedule.csv")), periods, defaulted_days)
+    return compute_rows(
+        list(_read(folder / "receivable_schedule.csv")), periods, defaulted_days, deal
+    )
 
 
-def compute_rows(schedule_rows, periods, defaulted_days: int = 120) -> Deal:
+def compute_rows(schedule_rows, periods, defaulted_days: int = 120, deal=None) -> Deal:
     """The reference over rows shaped like the delivered files (dicts of text)."""
     from dagster_project.business_calendar import payment_periods
     from dagster_project.deal import load_deal
 
-    distribution = {p.collection_period: p.distribution_date for p in payment_periods(load_deal())}
+    calendar = payment_periods(deal or load_deal())
+    distribution = {p.collection_period: p.distribution_date for p in calendar}
     accounts, terms = {}, {}
     for row in schedule_rows:
         accounts[row["receivable_id"]] = Account(

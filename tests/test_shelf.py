@@ -1,0 +1,168 @@
+"""The shelf: two trusts of different structures in one warehouse, one of them with a bad delivery.
+
+2015-4 (eight classes, a LIBOR floater) and 2012-3 (seven classes, no floater), a year of each.
+2012-3's eighth tape is unreadable: its certificates from that month on are withheld, every other
+certificate of both trusts is published, each equal to what the trust gives alone (2015-4: the
+single-trust build, line for line; 2012-3: the plain-Python references from its files)."""
+
+import shutil
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import FIRST_YEAR, deliveries, run_pipeline, warehouse_paths
+from reference.from_files import certificate_from_files
+
+from dagster_project.business_calendar import payment_periods
+from dagster_project.certificate_layout import certificate_layout
+from dagster_project.deal import load_deal
+from dagster_project.generator.__main__ import generate_shelf
+from dagster_project.generator.market_inputs import tangible_net_worth_frame
+from dagster_project.generator.writers import write_frame
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = load_deal(ROOT / "data" / "deals" / "caot_2015_4.yaml")
+OTHER = load_deal(ROOT / "data" / "deals" / "caot_2012_3.yaml")
+BAD = 8  # the period number of 2012-3's unreadable tape
+
+
+def _first_year(source: Path, target: Path) -> None:
+    for period in sorted(p.name for p in source.iterdir())[:FIRST_YEAR]:
+        shutil.copytree(source / period, target / period)
+
+
+@pytest.fixture(scope="module")
+def shelf(small_deal, tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("shelf")
+    inputs = folder / "inputs"
+    shutil.copytree(small_deal, inputs, ignore=shutil.ignore_patterns("deliveries"))
+    _first_year(deliveries(small_deal), deliveries(inputs))
+    generated = folder / "generated"
+    last = payment_periods(OTHER)[FIRST_YEAR - 1].collection_period
+    # $1 billion over 2,000 receivables: each under the absurd-amount bound of ingestion
+    generate_shelf(generated, [OTHER], receivables=2000, seed=7, progress=False, as_of=last)
+    shutil.copytree(generated / OTHER.deal_id, inputs / OTHER.deal_id)
+    # the servicer's net worth for both trusts' quarters (the same series, TNW_ANCHOR)
+    write_frame(
+        tangible_net_worth_frame(
+            payment_periods(OTHER)[0].distribution_date,
+            payment_periods(SAMPLE)[FIRST_YEAR].distribution_date,
+        ),
+        inputs / "tangible_net_worth.csv",
+        (),
+    )
+    reference_inputs = folder / "reference"  # 2012-3's periods before the bad one
+    shutil.copytree(generated, reference_inputs, ignore=shutil.ignore_patterns("deliveries"))
+    good = payment_periods(OTHER)[: BAD - 1]
+    for period in good:
+        shutil.copytree(
+            deliveries(generated, OTHER.deal_id) / period.collection_period,
+            deliveries(reference_inputs, OTHER.deal_id) / period.collection_period,
+        )
+    bad = deliveries(inputs, OTHER.deal_id) / payment_periods(OTHER)[BAD - 1].collection_period
+    (bad / "loan_status.csv").write_bytes(b"\x00\x01 not a tape\n")
+    paths = warehouse_paths(inputs, folder / "run")
+    code = run_pipeline(paths)
+    return {"paths": paths, "code": code, "reference_inputs": reference_inputs}
+
+
+def _certificates(con, deal_id: str) -> dict:
+    out: dict = {}
+    for date, line, value in con.execute(
+        "select distribution_date, line, value from marts.rpt_servicer_certificate "
+        "where deal_id = ? order by all",
+        [deal_id],
+    ).fetchall():
+        out.setdefault(date, {})[line] = value
+    return out
+
+
+def test_one_trust_s_bad_delivery_withholds_its_certificates_only(shelf):
+    assert shelf["code"] == 3  # some certificate withheld
+    con = duckdb.connect(str(shelf["paths"]["published"]), read_only=True)
+    gate = con.execute(
+        "select deal_id, distribution_date, is_publishable, withheld_reason "
+        "from quality.certificate_gate order by all"
+    ).fetchall()
+    con.close()
+    sample = [g for g in gate if g[0] == SAMPLE.deal_id]
+    other = [g for g in gate if g[0] == OTHER.deal_id]
+    assert len(sample) == FIRST_YEAR and all(g[2] for g in sample)
+    assert [g[2] for g in other] == [True] * (BAD - 1) + [False] * (FIRST_YEAR - BAD + 1)
+    bad_period = payment_periods(OTHER)[BAD - 1].collection_period
+    assert f"the delivery for {bad_period} was rejected" in other[BAD - 1][3]
+    reports = shelf["paths"]["reports"]
+    index = (reports / "index.html").read_text()
+    assert OTHER.trust_name in index and SAMPLE.trust_name in index
+    assert (reports / SAMPLE.deal_id / "index.html").exists()
+    assert (reports / OTHER.deal_id / "index.html").exists()
+
+
+def test_a_trust_in_the_shelf_gives_the_certificates_it_gives_alone(shelf, built_warehouse):
+    shared = duckdb.connect(str(shelf["paths"]["published"]), read_only=True)
+    alone = duckdb.connect(str(built_warehouse["published"]), read_only=True)
+    in_shelf = _certificates(shared, SAMPLE.deal_id)
+    by_itself = _certificates(alone, SAMPLE.deal_id)
+    shared.close()
+    alone.close()
+    assert len(in_shelf) == FIRST_YEAR
+    for date, lines in in_shelf.items():
+        assert lines == by_itself[date], date  # every line, the alone build's first year
+
+
+def test_the_other_structure_matches_the_references_from_its_files(shelf):
+    """2012-3 (seven classes, no floating class): every line the reference computes, on the
+    periods before its bad delivery, to the cent."""
+    expected = certificate_from_files(shelf["reference_inputs"], OTHER)
+    con = duckdb.connect(str(shelf["paths"]["published"]), read_only=True)
+    actual = _certificates(con, OTHER.deal_id)
+    con.close()
+    assert sorted(expected) == sorted(actual)[: BAD - 1]
+    layout = certificate_layout(OTHER)
+    compared = 0
+    for date, values in expected.items():
+        for line in layout:
+            if line.key in values and values[line.key] is not None:
+                got = actual[date][line.line]
+                assert got is not None and Decimal(got) == Decimal(values[line.key]), (date, line)
+                compared += 1
+    assert compared > 100 * (BAD - 1)
+
+
+def test_the_shelf_compares_trusts_by_deal_age_as_computed_by_hand(shelf):
+    con = duckdb.connect(str(shelf["paths"]["published"]), read_only=True)
+    rows = con.execute(
+        "select age.deal_id, age.months_since_cutoff, age.pool_factor_percent, "
+        "age.cumulative_net_loss_percent, age.excess_spread_annualized_percent, "
+        "dates.ending_pool_balance, dates.cumulative_net_losses_amount, "
+        "dates.available_finance_charge_collections_amount, dates.total_servicing_fee_amount, "
+        "dates.interest_paid_amount, dates.beginning_pool_balance, age.collection_period "
+        "from marts.rpt_shelf_performance_by_age as age "
+        "inner join marts.fct_distribution_date as dates using (deal_id, collection_period) "
+        "order by all"
+    ).fetchall()
+    con.close()
+    ten = Decimal("1E-10")
+    seen = set()
+    for row in rows:
+        deal_id, age, factor, cnl, spread, ending, losses, charges, fee, interest, begin = row[:11]
+        period = row[11]
+        deal = SAMPLE if deal_id == SAMPLE.deal_id else OTHER
+        months = (
+            (int(period[:4]) - deal.cutoff_date.year) * 12
+            + int(period[5:])
+            - (deal.cutoff_date.month)
+        )
+        assert age == months, (deal_id, period)
+        hundred = Decimal(100)
+        initial = deal.initial_pool_balance
+        assert factor == (ending * hundred / initial).quantize(ten, ROUND_HALF_UP), period
+        assert cnl == (losses * hundred / initial).quantize(ten, ROUND_HALF_UP), period
+        by_hand = (charges - fee - interest) * 12 * hundred / begin
+        assert spread == by_hand.quantize(ten, ROUND_HALF_UP), period
+        seen.add(deal_id)
+    assert seen == {SAMPLE.deal_id, OTHER.deal_id}
+    assert min(r[1] for r in rows if r[0] == OTHER.deal_id) == 1  # month 1: the first period
+    page = (shelf["paths"]["reports"] / "shelf.html").read_text()
+    assert page.count("<img") == 6 and OTHER.trust_name in page and SAMPLE.trust_name in page
