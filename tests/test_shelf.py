@@ -11,7 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import FIRST_YEAR, deliveries, run_pipeline, warehouse_paths
+from conftest import FIRST_YEAR, deliveries, once_per_session, run_pipeline, warehouse_paths
 from reference.from_files import certificate_from_files
 
 from dagster_project.business_calendar import payment_periods
@@ -34,7 +34,17 @@ def _first_year(source: Path, target: Path) -> None:
 
 @pytest.fixture(scope="module")
 def shelf(small_deal, tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("shelf")
+    """Built once for the session (both workers read it)."""
+    folder = once_per_session(tmp_path_factory, "shelf", lambda f: _build(small_deal, f))
+    paths = warehouse_paths(folder / "inputs", folder / "run")
+    return {
+        "paths": paths,
+        "code": int((folder / "exit_code").read_text()),
+        "reference_inputs": folder / "reference",
+    }
+
+
+def _build(small_deal: Path, folder: Path) -> None:
     inputs = folder / "inputs"
     shutil.copytree(small_deal, inputs, ignore=shutil.ignore_patterns("deliveries"))
     _first_year(deliveries(small_deal), deliveries(inputs))
@@ -54,17 +64,15 @@ def shelf(small_deal, tmp_path_factory) -> dict:
     )
     reference_inputs = folder / "reference"  # 2012-3's periods before the bad one
     shutil.copytree(generated, reference_inputs, ignore=shutil.ignore_patterns("deliveries"))
-    good = payment_periods(OTHER)[: BAD - 1]
-    for period in good:
+    for period in payment_periods(OTHER)[: BAD - 1]:
         shutil.copytree(
             deliveries(generated, OTHER.deal_id) / period.collection_period,
             deliveries(reference_inputs, OTHER.deal_id) / period.collection_period,
         )
     bad = deliveries(inputs, OTHER.deal_id) / payment_periods(OTHER)[BAD - 1].collection_period
     (bad / "loan_status.csv").write_bytes(b"\x00\x01 not a tape\n")
-    paths = warehouse_paths(inputs, folder / "run")
-    code = run_pipeline(paths)
-    return {"paths": paths, "code": code, "reference_inputs": reference_inputs}
+    code = run_pipeline(warehouse_paths(inputs, folder / "run"))
+    (folder / "exit_code").write_text(str(code))
 
 
 def _certificates(con, deal_id: str) -> dict:
