@@ -1,8 +1,9 @@
 """`make bench`: the pipeline's speed per stage and scale, beside the naive way and the floor.
 
-    python -m bench [--scales small,full,shelf] [--out data/bench]
+    python -m bench [--scales small,full,shelf5,shelf] [--out data/bench]
 
-For each scale (receivables: small 5,000; full the deal's ~63,500; shelf 1,350,000) every stage runs
+For each scale (small: one trust of 5,000 receivables; full: 2015-4 at its ~63,500; shelf5 and
+shelf: 5 and 20 full-size trusts, `python -m dagster_project.generator --trusts N`) every stage runs
 in a subprocess of its own, so its wall time and peak resident memory (wait4) are its own:
 generation, ingestion, the bare `dbt build` (with its slowest models and the fixed start-up of a
 trivial `dbt run`), the servicing-criteria suite, rendering, the whole pipeline from raw files to
@@ -28,13 +29,13 @@ from pathlib import Path
 
 import duckdb
 
-from dagster_project.deal import DEFAULT_DEAL_FILE, PROJECT_ROOT, load_deal
+from dagster_project.deal import PROJECT_ROOT, load_deal
 from dagster_project.transformation.dbt_args import build_args
 
-# shelf: at least 50 million receivable-periods (the sample deal's receivables prepay and default
-# as 2015-4's did, about 38 periods each on average, so 700,000 give only 26 million)
-SCALES = {"small": 5_000, "full": None, "shelf": 1_350_000}
-# Stages left out at the shelf scale, and why (the others show how the cost grows).
+# (receivables per trust, None: 2015-4's initial_receivable_count; trusts). The 20-trust shelf
+# holds about 48 million receivable-periods.
+SCALES = {"small": (5_000, 1), "full": (None, 1), "shelf5": (None, 5), "shelf": (None, 20)}
+# Stages left out at the shelf scales, and why (the others show how the cost grows).
 SHELF_SKIPS = {
     "whole": "the whole pipeline is the sum of the stages above plus Dagster's fixed start-up, "
     "measured at the smaller scales (run it with `make run` on the shelf inputs to see it)",
@@ -72,8 +73,10 @@ def isolated_environment(inputs: Path, folder: Path) -> dict[str, str]:
     home = folder / "dagster_home"
     home.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(PROJECT_ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
+    deals = inputs.parent / "deals"  # the generator's --deals-out for the scale, when written
     return {
         **os.environ,
+        **({"CAOT_DEALS_DIR": str(deals)} if deals.is_dir() else {}),
         "DAGSTER_HOME": str(home),
         "CAOT_INPUT_DIR": str(inputs),
         "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
@@ -298,15 +301,16 @@ def growth(stages: list[Stage], summaries: list[dict]) -> list[dict]:
     return out
 
 
-def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) -> dict:
+def bench_scale(scale: str, receivables: int, trusts: int, out: Path, stages: list[Stage]) -> dict:
     """Every stage at one scale, appended to `stages` as it ends (a stage that fails stops the
     scale and raises; what was measured before it stays); returns the scale's summary."""
-    print(f"{scale}: {receivables:,} receivables", flush=True)
+    print(f"{scale}: {trusts} trust(s) of {receivables:,} receivables", flush=True)
     folder = out / scale
     shutil.rmtree(folder, ignore_errors=True)
     inputs = folder / "inputs"
-    generator = [PYTHON, "-m", "dagster_project.generator", "--deal", str(DEFAULT_DEAL_FILE),
-                 "--receivables", str(receivables), "--out", str(inputs)]  # fmt: skip
+    generator = [PYTHON, "-m", "dagster_project.generator", "--trusts", str(trusts),
+                 "--deals-out", str(folder / "deals"), "--receivables", str(receivables),
+                 "--out", str(inputs)]  # fmt: skip
     generation = _measure(scale, "generation", generator, dict(os.environ))
     stages.append(generation)
     tapes = str(inputs / "*" / "deliveries" / "*" / "loan_status.csv")
@@ -330,7 +334,7 @@ def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) ->
         "from pathlib import Path; from dagster_project.reports.writer import write_reports; "
         f"write_reports(Path({work!r}), Path({str(folder / 'rendered')!r}))"), env))  # fmt: skip
 
-    skips = SHELF_SKIPS if scale == "shelf" else {}
+    skips = SHELF_SKIPS if trusts > 1 else {}
     for skipped, why in skips.items():
         print(f"  (not run at this scale: {skipped}: {why})", flush=True)
     if "whole" not in skips:
@@ -352,7 +356,7 @@ def bench_scale(scale: str, receivables: int, out: Path, stages: list[Stage]) ->
     stages.append(Stage(scale, FLOOR_STAGE, round(floor, 3), 0.0, rows, "in-process"))
     print(f"  {'DuckDB floor':<38} {floor:8.3f} s", flush=True)
 
-    return summarize(scale, receivables, rows, stages, models)
+    return {**summarize(scale, receivables * trusts, rows, stages, models), "trusts": trusts}
 
 
 def summarize(scale: str, receivables: int, rows: int, stages: list[Stage], models) -> dict:
@@ -482,9 +486,10 @@ def main(argv=None) -> int:
     deal = load_deal()
     stages, summaries, stopped = [], [], []
     for scale in args.scales.split(","):
-        receivables = SCALES[scale] or deal.initial_receivable_count
+        receivables, trusts = SCALES[scale]
+        receivables = receivables or deal.initial_receivable_count
         try:
-            summaries.append(bench_scale(scale, receivables, args.out, stages))
+            summaries.append(bench_scale(scale, receivables, trusts, args.out, stages))
         except RuntimeError as error:  # e.g. out of memory: recorded, the other scales still run
             print(f"{scale}: stopped: {error}", flush=True)
             stopped.append({"scale": scale, "error": str(error)[-2000:]})

@@ -92,8 +92,10 @@ def pipeline_env(paths: dict) -> dict[str, str]:
 
 
 def run_pipeline(paths: dict, *argv: str, jobs: list | None = None) -> int:
-    """Run the real command line (its jobs, in-process) on the paths of `paths`, in a test
-    Dagster instance; `jobs` receives the job name of each run it recorded."""
+    """Run the real command line (its jobs, in-process) on the paths of `paths`, in an ephemeral
+    Dagster instance (runs and events in memory: the SQLite storage of a real instance costs
+    about 10 ms an event, and a run has hundreds); `jobs` receives the job name of each run it
+    recorded. The subprocess tests (pipeline_process.py) run it on a real instance."""
     import dagster as dg
 
     from dagster_project.pipeline import main
@@ -102,7 +104,7 @@ def run_pipeline(paths: dict, *argv: str, jobs: list | None = None) -> int:
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
     try:
-        with dg.instance_for_test() as instance:
+        with dg.DagsterInstance.ephemeral() as instance:
             code = main(list(argv), instance=instance)
             if jobs is not None:
                 jobs.extend(run.job_name for run in instance.get_runs())

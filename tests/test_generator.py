@@ -123,3 +123,27 @@ def test_small_deal_behaves_like_a_prime_pool(small_deal):
         (small_deal / DEAL_ID / "ground_truth" / "breach_manifest.json").read_text()
     )
     assert len(manifest) == len(BREACH_KINDS) * BREACHES_PER_KIND
+
+
+def test_trusts_beyond_the_deal_files_are_2015_4_issued_a_quarter_apart(tmp_path):
+    from dagster_project.business_calendar import is_business_day
+    from dagster_project.deal import load_shelf
+    from dagster_project.generator.sample_trusts import shelf_of
+
+    deals = shelf_of(5, load_shelf(), tmp_path)
+    assert [d.deal_id for d in deals] == [
+        "caot-2015-4", "caot-2012-3", "caot-2014-4", "sample-2016-1", "sample-2016-2",
+    ]  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(d.path.name for d in deals)
+    template, first, second = deals[0], deals[3], deals[4]
+    assert (first.cutoff_date, second.cutoff_date) == (dt.date(2015, 12, 31), dt.date(2016, 3, 31))
+    assert first.trust_name.startswith("Sample trust 2016-1")  # never a real trust's name
+    for deal in (first, second):
+        assert is_business_day(deal.first_distribution_date)
+        assert deal.first_distribution_date.day in (15, 16, 17)
+        assert [c.initial_balance for c in deal.classes] == [
+            c.initial_balance for c in template.classes
+        ]
+        assert all(c.first_period_interest is None for c in deal.classes)
+        assert deal.initial_pool_balance == template.initial_pool_balance
+    assert first.eligibility["originated_after"] == dt.date(2009, 10, 26)

@@ -1,4 +1,5 @@
-"""Generate the sample shelf: `python -m dagster_project.generator [--deal FILE] [--as-of YYYY-MM]`.
+"""Generate the sample shelf: `python -m dagster_project.generator [--deal FILE] [--as-of YYYY-MM]`,
+or a bigger one: `--trusts N` (generator/sample_trusts.py).
 
 One trust per deal file of the shelf (data/deals/, CAOT_DEALS_DIR; or the --deal files given), each
 with its own pool (the deal file's initial_receivable_count receivables, or --receivables) and
@@ -24,6 +25,7 @@ from dagster_project.deal import DEFAULT_DEAL_FILE, PROJECT_ROOT, Deal, load_dea
 from dagster_project.generator import market_inputs
 from dagster_project.generator.ex102_writer import Ex102TapeWriter
 from dagster_project.generator.performance import simulate
+from dagster_project.generator.sample_trusts import shelf_of
 from dagster_project.generator.schedule import build_schedule
 from dagster_project.generator.writers import write_delivery, write_frame, write_schedule
 
@@ -172,6 +174,20 @@ def main(argv=None) -> int:
         help="a trust's deal file, repeatable (default: every deal file of the shelf)",
     )
     parser.add_argument(
+        "--trusts",
+        type=int,
+        default=None,
+        help="a shelf of N trusts: 2015-4, the shelf's other deal files, then sample trusts "
+        "issued a quarter apart (their deal files go to --deals-out)",
+    )
+    parser.add_argument(
+        "--deals-out",
+        type=Path,
+        default=None,
+        help="where --trusts writes the deal files of its shelf (default: <out>-deals); run the "
+        "pipeline with CAOT_DEALS_DIR set to it",
+    )
+    parser.add_argument(
         "--receivables",
         type=int,
         default=None,
@@ -200,7 +216,13 @@ def main(argv=None) -> int:
     if args.if_absent and (args.out / "generation.json").exists():
         print(f"sample data present in {args.out}; not regenerating")
         return 0
-    deals = [load_deal(path) for path in args.deal] if args.deal else load_shelf()
+    if args.trusts:
+        folder = args.deals_out or args.out.with_name(f"{args.out.name}-deals")
+        shutil.rmtree(folder, ignore_errors=True)
+        deals = shelf_of(args.trusts, load_shelf(), folder)
+        print(f"{len(deals)} deal files in {folder}: run with CAOT_DEALS_DIR={folder}")
+    else:
+        deals = [load_deal(path) for path in args.deal] if args.deal else load_shelf()
     summary = generate_shelf(
         args.out, deals, args.receivables, args.seed, args.format, as_of=args.as_of
     )
