@@ -138,6 +138,8 @@ MARKET_TABLES = {
     "index_rates": "Each trust's floating index (1-month LIBOR, SOFR) per accrual period.",
     "tangible_net_worth": "CarMax, Inc. Consolidated Tangible Net Worth per fiscal quarter.",
     "trust_account_earnings": "Each trust's Collection and Reserve Account earnings.",
+    "exception_decisions": "The servicer's decisions on the auditor's exceptions (waived, "
+    "reopened), when a trust delivers them.",
 }
 
 

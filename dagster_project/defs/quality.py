@@ -8,12 +8,16 @@
   trust, through the gate).
 - quality/certificate_gate: the servicing criteria of Regulation AB Item 1122(d) (Exhibit D) on
   every computed Collection Period, which decide with the tape statuses which certificates are
-  published and which withheld (and why); one check per criterion. Great Expectations' Data Docs
+  published and which withheld (and why); one check per criterion. It then brings the auditor's
+  exceptions and their history up to date (audit/exceptions.py). Great Expectations' Data Docs
   are built once, after the run's suites.
 """
 
+import datetime as dt
+
 import dagster as dg
 
+from dagster_project.audit import exceptions
 from dagster_project.defs.ingestion import run_trusts
 from dagster_project.quality.runs import (
     SERVICING_SUITE,
@@ -157,6 +161,9 @@ def _check_name(column: str) -> str:
 def certificate_gate(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     with warehouse.connect() as con:
         outcomes, gate = validate_servicing(con, run_name=build_name(context))
+        now = dt.datetime.now(dt.UTC)
+        events = exceptions.record(con, SERVICING_SUITE, now.date(), now)
+    context.log.info(f"auditor's exceptions: {events} status changes recorded")
     build_data_docs()
     withheld = [g for g in gate if not g.is_publishable]
     yield dg.MaterializeResult(

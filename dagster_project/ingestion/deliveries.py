@@ -4,6 +4,8 @@
     <inputs>/<deal_id>/receivable_schedule.csv         Schedule 1, delivered at closing
     <inputs>/<deal_id>/index_rates.csv                 the floating index per accrual period
     <inputs>/<deal_id>/trust_account_earnings.csv      Collection and Reserve Account earnings
+    <inputs>/<deal_id>/exception_decisions.csv         optional: the servicer's decisions on the
+                                                       auditor's exceptions (waived, reopened)
     <inputs>/<deal_id>/deliveries/<YYYY-MM>/           one Collection Period's tapes
 
 A period's folder holds the loan-level tape and its payment transactions (`loan_status` and

@@ -73,7 +73,9 @@ def load_once_delivered(con, inputs: Path, deals: list[Deal], schema) -> LoadRep
     owners = [d.deal_id for d in deals] if schema.per_trust else [schemas.SHELF]
     for deal_id in owners:
         path = reference_file(inputs, deal_id, schema)
-        if schema.per_trust and not trust_dir(inputs, deal_id).is_dir():
+        if (schema.per_trust and not trust_dir(inputs, deal_id).is_dir()) or (
+            schema.optional and not path.exists()
+        ):
             report.not_delivered.append((deal_id, schema.kind))
             continue
         (result,) = load_deliveries(con, [Delivery(deal_id, schema.kind, [(schema, path)])])

@@ -35,6 +35,7 @@ class FileSchema:
     allow_empty: bool = False  # a header and no rows is a valid file
     per_trust: bool = True  # False: one file for the whole shelf (deal_id SHELF)
     per_period: bool = False  # a monthly tape: its rows are keyed by Collection Period
+    optional: bool = False  # a trust may deliver none: no file, no rows (and no finding)
 
     @property
     def names(self) -> list[str]:
@@ -199,4 +200,21 @@ TRUST_ACCOUNT_EARNINGS = FileSchema(
 )
 
 # Files delivered once and replaced whole when they change: per trust, or one for the shelf.
-MARKET_SCHEMAS = (INDEX_RATES, TANGIBLE_NET_WORTH, TRUST_ACCOUNT_EARNINGS)
+# The servicer's decisions on the auditor's exceptions (dagster_project/audit/exceptions.py): a
+# waiver with its reason and who decided, or a reopening; the file holds every decision so far.
+EXCEPTION_DECISIONS = FileSchema(
+    kind="exception_decisions",
+    table="raw.exception_decisions",
+    key=("exception_id", "decided_on", "decision"),
+    allow_empty=True,
+    optional=True,
+    columns=(
+        Column("exception_id", "varchar"),
+        Column("decision", "varchar", allowed=("waived", "reopened")),
+        Column("decided_on", "date"),
+        Column("decided_by", "varchar"),
+        Column("reason", "varchar"),
+    ),
+)
+
+MARKET_SCHEMAS = (INDEX_RATES, TANGIBLE_NET_WORTH, TRUST_ACCOUNT_EARNINGS, EXCEPTION_DECISIONS)

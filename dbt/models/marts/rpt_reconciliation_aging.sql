@@ -32,8 +32,9 @@ numbered as (
         ) as island
     from differences
     inner join calendar
-        on differences.deal_id = calendar.deal_id
-        and differences.collection_period = calendar.collection_period
+        on
+            differences.deal_id = calendar.deal_id
+            and differences.collection_period = calendar.collection_period
 ),
 
 items as (
@@ -51,7 +52,9 @@ items as (
 ),
 
 latest_loaded as (
-    select deal_id, max(period_number) as period_number
+    select
+        deal_id,
+        max(period_number) as period_number
     from tape_status
     where is_tape_loaded
     group by deal_id
