@@ -60,7 +60,7 @@ def load_catalog(path: Path = CATALOG) -> dict[str, list[Entry]]:
     }
 
 
-def _results_for(entry: Entry, results: list[tuple]) -> list[tuple]:
+def results_for(entry: Entry, results: list[tuple]) -> list[tuple]:
     """Expectations whose meta names this entry (as its representation or among `also`); a
     trust's suites are named `<deal_id>.<suite>`."""
     return [
@@ -86,7 +86,7 @@ def _status_cell(entry: Entry, rows: list[tuple]) -> str:
 def _entry_rows(entries: list[Entry], results: list[tuple], unit: str, criteria: bool) -> str:
     out = []
     for entry in entries:
-        rows = _results_for(entry, results)
+        rows = results_for(entry, results)
         tested = max((r[4] for r in rows), default=0)
         failed_ids = sum(r[5] for r in rows)
         how = (
@@ -283,7 +283,7 @@ def _summary_document(trust_name, catalog, results, register, withheld) -> Docum
         rows.append(Row("section", label=heading))
         rows.append(Row("columns", "", "", (f"{unit} tested", f"{unit} failed")))
         for entry in catalog[part]:
-            found = _results_for(entry, results)
+            found = results_for(entry, results)
             if not entry.tested_by:
                 status, counts = f"not testable from data: {entry.reason}", ("", "")
             else:

@@ -7,6 +7,10 @@
     <deal_id>/certificates/versions/...            earlier versions of restated certificates
     <deal_id>/performance.html                     plots with their data tables
     <deal_id>/auditor/index.html, auditor_report.pdf, exceptions.csv
+    <deal_id>/auditor/packages/<YYYY-MM>/(.zip)    the auditor's package of the latest published
+                                                   Collection Period (audit/package.py); earlier
+                                                   publications' packages are kept as they were
+    shelf.html, data_docs/                         the trusts by deal age; the suites' evidence
     <deal_id>/quarantine.csv                       the rows of the rejected deliveries that stand
 
 A Distribution Date the certificate gate withholds gets a page that says why, and no figures.
@@ -24,7 +28,9 @@ from pathlib import Path
 
 import duckdb
 
+from dagster_project.audit.package import SamplePlan, write_package
 from dagster_project.certificate_versions import changes, load_versions
+from dagster_project.deal import DealFileError, shelf_deal
 from dagster_project.reports.auditor import write_auditor_report
 from dagster_project.reports.data_docs import publish_data_docs
 from dagster_project.reports.document import (
@@ -38,6 +44,7 @@ from dagster_project.reports.pdf_render import render_pdf
 from dagster_project.reports.performance import write_performance
 from dagster_project.reports.provenance import Provenance
 from dagster_project.reports.shelf import write_shelf_report
+from dagster_project.warehouse import table_exists
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -136,6 +143,24 @@ def write_reports(
         con.close()
     (out / "index.html").write_text(_shelf_index(rows), encoding="utf-8")
     return totals
+
+
+def _auditor_package(con, deal_id: str, periods, write: _Writer) -> str:
+    """The auditor's package of the trust's latest published Collection Period, beside the
+    packages earlier publications wrote (kept as they were); the index's link to it."""
+    latest = next((p for p in reversed(periods) if p[4]), None)
+    if latest is None or not table_exists(con, "quality", "audit_exceptions"):
+        return ""
+    try:
+        deal = shelf_deal(deal_id)
+    except DealFileError:  # a trust whose deal file is not in this shelf's folder
+        return ""
+    packages = write.out / "auditor" / "packages"
+    if write.published is not None and (write.published / "auditor" / "packages").is_dir():
+        shutil.copytree(write.published / "auditor" / "packages", packages, dirs_exist_ok=True)
+    period = latest[6]
+    write_package(con, deal, period, packages / period, SamplePlan())
+    return f'<a href="auditor/packages/{period}/index.html">auditor\'s package ({period})</a>'
 
 
 def _shelf_index(rows) -> str:
@@ -307,6 +332,7 @@ def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, dat
     auditor = write_auditor_report(
         con, deal_id, trust_name, out / "auditor", data_docs, as_of, sources
     )
+    package = _auditor_package(con, deal_id, periods, write)
     docs_link = (
         f' <a href="{html.escape(os.path.relpath(data_docs, out))}">'
         "Great Expectations Data Docs</a>"
@@ -322,7 +348,7 @@ def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, dat
             trust_name,
             f'<h1>{html.escape(trust_name)}</h1><nav><a href="../index.html">all trusts</a>'
             '<a href="performance.html">deal performance</a>'
-            f'<a href="auditor/index.html">auditor report</a>{docs_link}</nav>'
+            f'<a href="auditor/index.html">auditor report</a>{package}{docs_link}</nav>'
             f"{rejected['html']}"
             "<h2>Distribution Dates</h2><table><tr><th>Distribution Date</th><th>status</th></tr>"
             f"{rows}</table>",
