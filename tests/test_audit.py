@@ -2,7 +2,9 @@
 reconciling items and the manifest."""
 
 import datetime as dt
+import json
 import shutil
+import zipfile
 from decimal import Decimal
 from fractions import Fraction
 
@@ -105,16 +107,27 @@ def test_a_breach_goes_open_then_repurchased_and_the_package_verifies(published,
     assert [status for _on, status, _detail in events] == ["open", "repurchased"]
     assert events[0][0] == DEAL.closing_date and "Purchase Amount $" in events[1][2]
     period = PERIODS[3].collection_period
-    counts = write_package(con, DEAL, period, tmp_path / period, SamplePlan(count=25, seed=3))
+    docs = tmp_path / "published_data_docs"
+    (docs / "validations").mkdir(parents=True)
+    (docs / "index.html").write_text("<html>the published build's validations</html>")
+    (docs / "validations" / "run.html").write_text("<html>results</html>")
+    plan = SamplePlan(count=25, seed=3)
+    counts = write_package(con, DEAL, period, tmp_path / period, plan, docs)
     con.close()
     assert counts["sampled_receivables"] == 25 and counts["tieouts_failed"] == 0
     folder = tmp_path / period
     names = sorted(p.name for p in folder.iterdir())
     assert names == sorted([
-        "aging.csv", "criteria.csv", "exception_history.csv", "exceptions.csv", "index.html",
-        "manifest.json", "package.pdf", "sample.csv", "tieouts.csv",
+        "aging.csv", "criteria.csv", "data_docs", "exception_history.csv", "exceptions.csv",
+        "index.html", "manifest.json", "package.pdf", "sample.csv", "tieouts.csv",
     ])  # fmt: skip
-    assert (tmp_path / f"{period}.zip").exists()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert "data_docs/validations/run.html" in manifest["files"]
+    kinds = {d["file_kind"] for d in manifest["deliveries"]}
+    assert kinds >= {"receivable_schedule", "loan_status"}
+    with zipfile.ZipFile(tmp_path / f"{period}.zip") as archive:
+        assert f"{period}/data_docs/index.html" in archive.namelist()
+        assert f"{period}/manifest.json" in archive.namelist()
     assert verify(folder) == []
     (folder / "tieouts.csv").write_text("tampered\n")
     assert verify(folder) == ["tieouts.csv"]

@@ -28,6 +28,7 @@ def main(argv=None) -> int:
 
     from dagster_project.audit.package import SamplePlan, write_package
     from dagster_project.deal import DealFileError, shelf_deal
+    from dagster_project.reports.writer import reports_dir
     from dagster_project.warehouse import published_path
 
     try:
@@ -36,7 +37,8 @@ def main(argv=None) -> int:
                           args.seed)  # fmt: skip
         con = duckdb.connect(str(args.warehouse or published_path()), read_only=True)
         try:
-            counts = write_package(con, deal, args.period, args.out / args.period, plan)
+            docs = reports_dir() / "data_docs"
+            counts = write_package(con, deal, args.period, args.out / args.period, plan, docs)
         finally:
             con.close()
     except (DealFileError, ValueError, duckdb.Error) as error:

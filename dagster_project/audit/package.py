@@ -9,6 +9,7 @@ files.
     aging.csv                  reconciling items that appeared up to the period (1122(d)(2)(vii))
     criteria.csv               every 2.3 representation and 1122(d) criterion: tested (evidence) or
                                not testable (why)
+    data_docs/                 the Great Expectations Data Docs of the published build
     manifest.json              the SHA-256 of every file above and of every delivery behind them
 
 `python -m dagster_project.audit --deal-id ID --period YYYY-MM --out DIR` writes one from the
@@ -19,6 +20,7 @@ import csv
 import datetime as dt
 import hashlib
 import json
+import shutil
 import zipfile
 from dataclasses import dataclass
 from fractions import Fraction
@@ -91,9 +93,12 @@ order by e.kind, e.rule, e.exception_id
 """
 
 
-def write_package(con, deal: Deal, period: str, out: Path, plan: SamplePlan) -> dict:
+def write_package(
+    con, deal: Deal, period: str, out: Path, plan: SamplePlan, data_docs: Path | None = None
+) -> dict:
     """The package of `deal`'s Collection Period `period` in `out` (replaced), from the
-    warehouse `con`; returns what it holds (counts)."""
+    warehouse `con`, with a copy of the published Data Docs folder `data_docs` (the validations
+    the published figures rest on); returns what it holds (counts)."""
     calendar = con.execute(
         "select distribution_date, collection_period_end_date from "
         "staging.stg_deal__payment_calendar where deal_id = ? and collection_period = ?",
@@ -102,9 +107,10 @@ def write_package(con, deal: Deal, period: str, out: Path, plan: SamplePlan) -> 
     if calendar is None:
         raise ValueError(f"{period} is not a Collection Period of {deal.deal_id}")
     distribution_date, _period_end = calendar
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.iterdir():
-        old.unlink()
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    if data_docs is not None and data_docs.is_dir():
+        shutil.copytree(data_docs, out / "data_docs")
     params = {"deal_id": deal.deal_id, "as_of": distribution_date}
     status = con.execute(STATUS_AS_OF, params).fetchall()
     counts = {
@@ -186,8 +192,8 @@ def write_package(con, deal: Deal, period: str, out: Path, plan: SamplePlan) -> 
     _manifest(con, deal, period, out)
     zip_path = out.with_suffix(".zip")
     with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(out.iterdir()):
-            archive.write(path, f"{out.name}/{path.name}")
+        for path in sorted(p for p in out.rglob("*") if p.is_file()):
+            archive.write(path, f"{out.name}/{path.relative_to(out).as_posix()}")
     return counts
 
 
@@ -227,7 +233,11 @@ def _manifest(con, deal: Deal, period: str, out: Path) -> None:
         "deal_id": deal.deal_id,
         "collection_period": period,
         "written_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "files": {p.name: _sha256(p) for p in sorted(out.iterdir()) if p.is_file()},
+        "files": {
+            p.relative_to(out).as_posix(): _sha256(p)
+            for p in sorted(out.rglob("*"))
+            if p.is_file() and p.name != "manifest.json"
+        },
         "deliveries": [
             {"file_kind": k, "scope": s, "file": Path(f).name, "sha256": h}
             for k, s, f, h in deliveries

@@ -145,7 +145,7 @@ def write_reports(
     return totals
 
 
-def _auditor_package(con, deal_id: str, periods, write: _Writer) -> str:
+def _auditor_package(con, deal_id: str, periods, write: _Writer, data_docs: Path | None) -> str:
     """The auditor's package of the trust's latest published Collection Period, beside the
     packages earlier publications wrote (kept as they were); the index's link to it."""
     latest = next((p for p in reversed(periods) if p[4]), None)
@@ -159,7 +159,8 @@ def _auditor_package(con, deal_id: str, periods, write: _Writer) -> str:
     if write.published is not None and (write.published / "auditor" / "packages").is_dir():
         shutil.copytree(write.published / "auditor" / "packages", packages, dirs_exist_ok=True)
     period = latest[6]
-    write_package(con, deal, period, packages / period, SamplePlan())
+    docs = data_docs.parent if data_docs else None
+    write_package(con, deal, period, packages / period, SamplePlan(), docs)
     return f'<a href="auditor/packages/{period}/index.html">auditor\'s package ({period})</a>'
 
 
@@ -332,7 +333,7 @@ def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, dat
     auditor = write_auditor_report(
         con, deal_id, trust_name, out / "auditor", data_docs, as_of, sources
     )
-    package = _auditor_package(con, deal_id, periods, write)
+    package = _auditor_package(con, deal_id, periods, write, data_docs)
     docs_link = (
         f' <a href="{html.escape(os.path.relpath(data_docs, out))}">'
         "Great Expectations Data Docs</a>"
