@@ -18,7 +18,6 @@ published warehouse; the publication writes each trust's latest one.
 
 import csv
 import datetime as dt
-import hashlib
 import json
 import shutil
 import zipfile
@@ -27,6 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from dagster_project.audit.sampling import sample_listing, sample_size
+from dagster_project.checksums import sha256
 from dagster_project.deal import Deal
 from dagster_project.reports.auditor import load_catalog, results_for
 from dagster_project.reports.document import Document, Row
@@ -70,14 +70,6 @@ def _write_csv(path: Path, header: list[str], rows) -> int:
             writer.writerow(["" if v is None else v for v in row])
             count += 1
     return count
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 STATUS_AS_OF = """
@@ -234,7 +226,7 @@ def _manifest(con, deal: Deal, period: str, out: Path) -> None:
         "collection_period": period,
         "written_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "files": {
-            p.relative_to(out).as_posix(): _sha256(p)
+            p.relative_to(out).as_posix(): sha256(p)
             for p in sorted(out.rglob("*"))
             if p.is_file() and p.name != "manifest.json"
         },
@@ -252,7 +244,7 @@ def verify(folder: Path) -> list[str]:
     return [
         name
         for name, digest in manifest["files"].items()
-        if not (folder / name).exists() or _sha256(folder / name) != digest
+        if not (folder / name).exists() or sha256(folder / name) != digest
     ]
 
 

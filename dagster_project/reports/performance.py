@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas
 
 from dagster_project.reports.plots import new_figure, png_base64
+from dagster_project.reports.provenance import provenance_html
 
 PLOTS = (
     ("paydown", "Pool Balance and Note Balances by class"),
@@ -207,15 +208,7 @@ def render_performance(
         f'<p class="caption">Delinquency, prepayment and excess spread are plotted while the Pool '
         f"Balance is at least {TAIL_SHARE:.0%} of the Initial Pool Balance (the tail's handful of "
         "receivables moves rates to extremes); every month is in the data tables.</p>"
-        f"{sections}"
-        + (
-            '<h2>Provenance</h2><div style="font-size:0.75em;color:#555;word-break:break-all">'
-            + "".join(f"<p>{html.escape(line)}</p>" for line in provenance)
-            + "</div>"
-            if provenance
-            else ""
-        )
-        + "</body></html>"
+        f"{sections}" + provenance_html(provenance) + "</body></html>"
     )
 
 

@@ -9,6 +9,7 @@ unchanged certificate keeps its published PDF.
 
 import datetime as dt
 import hashlib
+import html
 import subprocess
 from functools import cache
 from pathlib import Path
@@ -90,3 +91,14 @@ class Provenance:
             f"{periods} Collection Periods' {len(self.tapes)} tape files: SHA-256 of their "
             f"SHA-256s in period order {self._digest(self.tapes)} (each in raw.deliveries).",
         )
+
+
+def provenance_html(lines: tuple[str, ...]) -> str:
+    """The provenance block at the foot of a report page (nothing when there is none)."""
+    if not lines:
+        return ""
+    return (
+        '<h2>Provenance</h2><div style="font-size:0.75em;color:#555;word-break:break-all">'
+        + "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+        + "</div>"
+    )

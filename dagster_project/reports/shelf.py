@@ -6,6 +6,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from dagster_project.reports.plots import new_figure, png_base64
+from dagster_project.reports.provenance import provenance_html
 
 # (column of rpt_shelf_performance_by_age, title, y-axis label, plotted only while the pool is at
 # least TAIL_SHARE of its initial balance: a handful of receivables moves a rate to extremes)
@@ -115,15 +116,7 @@ def write_shelf_report(con, path: Path, provenance: tuple[str, ...] = ()) -> int
         f"excess spread are plotted while a pool is at least {TAIL_SHARE}% of its initial "
         "balance; the tables hold every month, rounded half up to two decimals from exact "
         "values (marts.rpt_shelf_performance_by_age).</p>"
-        f"{sections}"
-        + (
-            '<h2>Provenance</h2><div style="font-size:0.75em;color:#555;word-break:break-all">'
-            + "".join(f"<p>{html.escape(line)}</p>" for line in provenance)
-            + "</div>"
-            if provenance
-            else ""
-        )
-        + "</body></html>"
+        f"{sections}" + provenance_html(provenance) + "</body></html>"
     )
     path.write_text(page, encoding="utf-8")
     return len(trusts)
