@@ -13,6 +13,7 @@ import pytest
 from conftest import DEAL_ID, deliveries
 from reference.repurchase import purchase_amount, repurchase_distribution_date
 
+from dagster_project.audit import exceptions
 from dagster_project.business_calendar import payment_periods
 from dagster_project.deal import load_deal
 from dagster_project.generator.arrays import level_payment_cents
@@ -22,6 +23,7 @@ from dagster_project.ingestion import schemas
 from dagster_project.ingestion.loader import load_files
 from dagster_project.quality import store
 from dagster_project.quality.runs import (
+    SERVICING_SUITE,
     schedule_failures,
     schedule_validated,
     validate_schedule,
@@ -296,7 +298,17 @@ def test_a_failing_period_withholds_its_certificate_and_every_later_one(built_wa
         [DEAL_ID, bad],
     )
     outcomes, gate = validate_servicing(con, tmp_path / "gx")
+    # the auditor's register opens an exception for the failing period (audit/exceptions.py)
+    now = dt.datetime.now(dt.UTC)
+    exceptions.record(con, SERVICING_SUITE, now.date(), now)
+    register = con.execute(
+        "select exception_id, kind, collection_period, value_found, status from "
+        "quality.audit_exceptions where kind = 'servicing criterion'"
+    ).fetchall()
     con.close()
+    assert register == [
+        (f"1122(d)(4)(v):balance_mismatch_count:{bad}", "servicing criterion", bad, "2", "open")
+    ]
     failed = {o.rule.representation: o for o in outcomes if not o.success}
     assert set(failed) == {"1122(d)(4)(v)"}
     assert failed["1122(d)(4)(v)"].offenders == ((f"{DEAL_ID}/{bad}", "2"),)
