@@ -43,8 +43,9 @@ class ModelRunner:
         self.graph = graph
         self.order = list(TopologicalSorter(graph).static_order())
 
-    def _ancestors(self, name: str) -> set[str]:
-        wanted = {uid for uid, node in self.models.items() if node["name"] == name}
+    def _ancestors(self, names: str | tuple[str, ...]) -> set[str]:
+        names = (names,) if isinstance(names, str) else names
+        wanted = {uid for uid, node in self.models.items() if node["name"] in names}
         stack = list(wanted)
         while stack:
             for parent in self.graph[stack.pop()]:
@@ -53,8 +54,11 @@ class ModelRunner:
                     stack.append(parent)
         return wanted
 
-    def run(self, load_raw, up_to: str | None = None) -> duckdb.DuckDBPyConnection:
-        """A connection holding `load_raw`'s raw tables and every model built on them."""
+    def run(
+        self, load_raw, up_to: str | tuple[str, ...] | None = None
+    ) -> duckdb.DuckDBPyConnection:
+        """A connection holding `load_raw`'s raw tables and every model built on them (or only
+        the models `up_to` names and their ancestors)."""
         con = duckdb.connect()
         con.execute(f"attach ':memory:' as {CATALOG}")
         con.execute(f"use {CATALOG}")

@@ -177,7 +177,10 @@ def test_a_balance_difference_ages_past_90_days_is_cured_and_another_is_waived(m
         end = "10005.00" if wrong else "10000.00"
         periods.append((period.collection_period, [_tape("A", period, begin, end)], []))
         begin = end
-    con = model_runner.run(loader(schedule, periods))  # every model: the register reads several
+    con = model_runner.run(
+        loader(schedule, periods),
+        up_to=("rpt_reconciliation_aging", "fct_eligibility_exception", "fct_repurchase"),
+    )  # what the register reads
     items = con.execute(
         "select figure, first_collection_period, resolved_collection_period, age_days, "
         "is_resolved, is_resolved_within_90_days, is_late from marts.rpt_reconciliation_aging "
