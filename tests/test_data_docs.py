@@ -77,3 +77,21 @@ def test_the_publication_keeps_the_newest_validation_of_each_suite_readable_offl
         assert "Tests 2.3(q): amount between 0 and 10." in text, page
     for link in re.findall(r'href="([^"#]+)"', index):
         assert (published.parent / link).exists() or link == "../index.html", link
+
+
+def test_a_trust_s_dotted_suite_name_is_kept_pruned_and_published(tmp_path):
+    """Great Expectations stores a suite named `trust.suite` under trust/suite/: pruning and the
+    publication find it there (each trust's schedule suites are named so)."""
+    suite = Suite("caot-x.schedule_probe", "a trust's probe", "row_id", SUITE.rules)
+    frame = pd.DataFrame({"row_id": ["a"], "amount": [1]})
+    for run in range(KEPT_RUNS + 1):
+        validate(frame, suite, tmp_path, run_name=f"run-{run}")
+    stored = tmp_path / "gx" / "uncommitted" / "validations" / "caot-x" / "schedule_probe"
+    assert len(list(stored.glob("*/*"))) == KEPT_RUNS
+    validate(frame, SUITE, tmp_path, run_name="run-other")
+    published = publish_data_docs(build_data_docs(tmp_path), tmp_path / "published")
+    index = published.read_text()
+    assert "caot-x.schedule_probe" in index and f"run-{KEPT_RUNS}" in index
+    assert "data_docs_probe" in index
+    for link in re.findall(r'href="([^"#]+)"', index):
+        assert (published.parent / link).exists() or link == "../index.html", link

@@ -101,9 +101,11 @@ def to_great_expectations(suite: Suite):
 def prune_results(gx_root: Path, suite_name: str, keep: int) -> None:
     """Delete all but the `keep` newest validation results of a suite and their Data Docs pages
     (run folders are named by their UTC time, so the name orders them)."""
+    # Great Expectations stores a suite named a.b under a/b/ (the name split on its dots)
+    parts = suite_name.split(".")
     for folder in (
-        gx_root / "uncommitted" / "validations" / suite_name,
-        gx_root / "uncommitted" / "data_docs" / "local_site" / "validations" / suite_name,
+        gx_root.joinpath("uncommitted", "validations", *parts),
+        gx_root.joinpath("uncommitted", "data_docs", "local_site", "validations", *parts),
     ):
         runs = sorted(folder.glob("*/*"), key=lambda run: run.name)
         for run in runs[: max(len(runs) - keep, 0)]:

@@ -27,30 +27,33 @@ class Validation:
 
 
 def _newest_runs(site: Path, results: Path) -> list[Validation]:
-    """Each suite's newest validation, read from its stored result."""
-    found = []
-    for suite_dir in sorted(p for p in (results).iterdir() if p.is_dir()):
-        runs = sorted(suite_dir.glob("*/*"), key=lambda run: run.name)
-        if not runs:
+    """Each suite's newest validation, read from its stored result. Great Expectations stores a
+    suite named `a.b` under a/b/<run name>/<run time>/ (the name split on its dots)."""
+    newest: dict[str, Validation] = {}
+    for result in sorted(results.rglob("*.json")):
+        run = result.parent
+        stored = json.loads(result.read_text(encoding="utf-8"))
+        page = Path("validations") / result.relative_to(results).with_suffix(".html")
+        if "suite_name" not in stored or not (site / page).exists():
             continue
-        run = runs[-1]
-        for result in sorted(run.glob("*.json")):
-            stored = json.loads(result.read_text(encoding="utf-8"))
-            statistics = stored["statistics"]
-            page = Path("validations") / run.relative_to(results) / result.with_suffix(".html").name
-            if not (site / page).exists():
-                continue
-            found.append(
-                Validation(
-                    suite=suite_dir.name,
-                    run_name=run.parent.name,
-                    run_time=run.name,
-                    page=page,
-                    evaluated=int(statistics["evaluated_expectations"]),
-                    failed=int(statistics["unsuccessful_expectations"]),
-                )
-            )
-    return found
+        statistics = stored["statistics"]
+        found = Validation(
+            suite=stored["suite_name"],
+            run_name=run.parent.name,
+            run_time=run.name,
+            page=page,
+            evaluated=int(statistics["evaluated_expectations"]),
+            failed=int(statistics["unsuccessful_expectations"]),
+        )
+        kept = newest.get(found.suite)
+        if kept is None or found.run_time > kept.run_time:
+            newest[found.suite] = found
+    return sorted(newest.values(), key=lambda v: v.suite)
+
+
+def suite_page(suite: str) -> Path:
+    """A suite's page in the Data Docs site (its name split on its dots)."""
+    return Path("expectations", *suite.split(".")).with_suffix(".html")
 
 
 def _when(run_time: str) -> str:
@@ -93,10 +96,10 @@ def _index(validations: list[Validation], site: Path) -> str:
             if v.failed == 0
             else f'<span class="failed">{v.failed} failed</span>'
         )
-        suite_page = Path("expectations") / f"{v.suite}.html"
+        page = suite_page(v.suite)
         suite_link = (
-            f'<a href="{html.escape(suite_page.as_posix())}">{html.escape(v.suite)}</a>'
-            if (site / suite_page).exists()
+            f'<a href="{html.escape(page.as_posix())}">{html.escape(v.suite)}</a>'
+            if (site / page).exists()
             else html.escape(v.suite)
         )
         rows.append(
