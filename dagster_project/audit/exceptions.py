@@ -25,6 +25,7 @@ Rebuilding with the same data adds nothing.
 import datetime as dt
 from dataclasses import dataclass, field
 
+from dagster_project.reports.document import display
 from dagster_project.warehouse import table_exists
 
 DDL = """
@@ -107,7 +108,8 @@ order by all
 
 
 def _money(value) -> str:
-    return "" if value is None else f"${value:,.2f}"
+    """An amount as the reports print it (reports/document.py)."""
+    return display(None if value is None else str(value), "money")
 
 
 def findings(con, servicing_suite: str) -> list[Finding]:
