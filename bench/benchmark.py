@@ -31,6 +31,7 @@ import duckdb
 
 from dagster_project.deal import PROJECT_ROOT, load_deal
 from dagster_project.transformation.dbt_args import build_args
+from dagster_project.warehouse import isolated_environment
 
 # (receivables per trust, None: 2015-4's initial_receivable_count; trusts). The 20-trust shelf
 # holds about 48 million receivable-periods.
@@ -65,27 +66,6 @@ select reportingPeriodEndingDate, count(*) as receivables,
 from read_csv(?, union_by_name = true)
 group by 1 order by 1
 """
-
-
-def isolated_environment(inputs: Path, folder: Path) -> dict[str, str]:
-    """The environment of a pipeline run on `inputs` with its own warehouse, reports, Great
-    Expectations project and Dagster instance under `folder`."""
-    home = folder / "dagster_home"
-    home.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(PROJECT_ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
-    deals = inputs.parent / "deals"  # the generator's --deals-out for the scale, when written
-    return {
-        **os.environ,
-        **({"CAOT_DEALS_DIR": str(deals)} if deals.is_dir() else {}),
-        "DAGSTER_HOME": str(home),
-        "CAOT_INPUT_DIR": str(inputs),
-        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
-        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
-        "CAOT_REPORTS_DIR": str(folder / "reports"),
-        "CAOT_GX_DIR": str(folder / "gx"),
-        "DBT_PROJECT_DIR": str(PROJECT_ROOT / "dbt"),
-        "DBT_PROFILES_DIR": str(PROJECT_ROOT / "dbt"),
-    }
 
 
 # The ingestion stage alone: the monthly job's ingestion assets over every delivered period.
@@ -413,7 +393,6 @@ EX102_RECORD = (
 def bench_ex102(out: Path, megabytes: int = 300) -> Stage:
     """Stream a synthetic EX-102 filing of about `megabytes` into the tape's columns."""
     from dagster_project.ingestion.ex102 import NAMESPACE
-    from dagster_project.ingestion.schemas import LOAN_STATUS
 
     path = out / "ex102_sample.xml"
     records = 0
@@ -427,8 +406,8 @@ def bench_ex102(out: Path, megabytes: int = 300) -> Stage:
     print(f"EX-102: {records:,} records, {size:.0f} MB", flush=True)
     code = (
         "from pathlib import Path; from dagster_project.ingestion.ex102 import convert; "
-        f"convert(Path({str(path)!r}), Path({str(out / 'ex102_sample.csv')!r}), "
-        f"{LOAN_STATUS.names!r})"
+        "from dagster_project.ingestion.schemas import LOAN_STATUS; "
+        f"convert(Path({str(path)!r}), Path({str(out / 'ex102_sample.csv')!r}), LOAN_STATUS)"
     )
     stage = _measure("ex102", f"EX-102 parse ({size:.0f} MB file)", _python(code), dict(os.environ),
                      records)  # fmt: skip

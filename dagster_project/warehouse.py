@@ -33,6 +33,28 @@ def input_dir() -> Path:
     return Path(os.environ.get("CAOT_INPUT_DIR") or DATA_DIR / "sample")
 
 
+def isolated_environment(inputs: Path, folder: Path) -> dict[str, str]:
+    """The environment of a pipeline run on `inputs` with its own warehouse, reports, Great
+    Expectations project and Dagster instance under `folder` (a shelf's deal files beside the
+    inputs, `<inputs>/../deals/`, when there are)."""
+    home = folder / "dagster_home"
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PROJECT_ROOT / "dagster_home" / "dagster.yaml", home / "dagster.yaml")
+    deals = inputs.parent / "deals"
+    return {
+        **os.environ,
+        **({"CAOT_DEALS_DIR": str(deals)} if deals.is_dir() else {}),
+        "DAGSTER_HOME": str(home),
+        "CAOT_INPUT_DIR": str(inputs),
+        "CAOT_WAREHOUSE_WORK": str(folder / "work" / "warehouse.duckdb"),
+        "CAOT_WAREHOUSE": str(folder / "warehouse.duckdb"),
+        "CAOT_REPORTS_DIR": str(folder / "reports"),
+        "CAOT_GX_DIR": str(folder / "gx"),
+        "DBT_PROJECT_DIR": str(PROJECT_ROOT / "dbt"),
+        "DBT_PROFILES_DIR": str(PROJECT_ROOT / "dbt"),
+    }
+
+
 def memory_limit() -> str:
     """DuckDB's memory for the pipeline's work (dbt reads the same variable, dbt/profiles.yml):
     beyond it, joins, sorts and aggregates spill to disk beside the warehouse, so a shelf of

@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def pipeline_env(inputs: Path, folder: Path) -> dict:
     """The environment of a pipeline run on `inputs` with its own warehouse, reports, Great
-    Expectations project and Dagster instance under `folder` (the benchmark's)."""
-    from bench.benchmark import isolated_environment
+    Expectations project and Dagster instance under `folder`."""
+    from dagster_project.warehouse import isolated_environment
 
     return isolated_environment(inputs, folder)
 

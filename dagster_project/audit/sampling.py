@@ -50,10 +50,11 @@ def sample_listing(con, deal, size: int, seed: int) -> list[dict]:
     recorded for that receivable (quality.expectation_failures). The rules are the suite's own
     (quality/suites.py): the sample reads their results, it does not test them again."""
     from dagster_project.quality import observations
+    from dagster_project.quality.runs import schedule_from_filings
     from dagster_project.quality.suites import schedule_receivable_suite
     from dagster_project.quality.validation import observed_text
 
-    suite = schedule_receivable_suite(deal)
+    suite = schedule_receivable_suite(deal, public_filings=schedule_from_filings(con, deal))
     result = con.execute(observations.SCHEDULE_RECEIVABLES, {"deal_id": deal.deal_id})
     names = [d[0] for d in result.description]
     frame = {row[0]: dict(zip(names, row, strict=True)) for row in result.fetchall()}

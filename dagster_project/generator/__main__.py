@@ -107,7 +107,7 @@ def _generate_trust(
     schedule = build_schedule(deal, receivables, rng)
     # EX-102 covers the monthly tapes only: the schedule of an XML deal stays a CSV
     write_schedule(schedule.frame, trust / f"receivable_schedule.{'csv' if fmt == 'xml' else fmt}")
-    ex102 = Ex102TapeWriter() if fmt == "xml" else None
+    ex102 = Ex102TapeWriter(schedule.frame) if fmt == "xml" else None
 
     periods = [p for p in payment_periods(deal) if as_of is None or p.collection_period <= as_of]
     collections: dict[str, Decimal] = {}

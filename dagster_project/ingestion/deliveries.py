@@ -1,7 +1,8 @@
 """Where a shelf's files are delivered, and which of them make a delivery.
 
     <inputs>/tangible_net_worth.csv                    the servicer's parent's figure (the shelf)
-    <inputs>/<deal_id>/receivable_schedule.csv         Schedule 1, delivered at closing
+    <inputs>/<deal_id>/receivable_schedule.csv         Schedule 1, delivered at closing (or
+                                                       receivable_schedule.xml: an EX-102 filing)
     <inputs>/<deal_id>/index_rates.csv                 the floating index per accrual period
     <inputs>/<deal_id>/trust_account_earnings.csv      Collection and Reserve Account earnings
     <inputs>/<deal_id>/exception_decisions.csv         optional: the servicer's decisions on the
@@ -59,8 +60,13 @@ def tape_files(folder: Path) -> list[tuple[schemas.FileSchema, Path]]:
 
 
 def reference_file(inputs: Path, deal_id: str, schema: schemas.FileSchema) -> Path:
-    """A file delivered once: the trust's own, or the shelf's (tangible net worth)."""
+    """A file delivered once: the trust's own, or the shelf's (tangible net worth). The Receivable
+    Schedule may be an SEC EX-102 filing instead (`receivable_schedule.xml`: a trust defined from
+    its public filings, the pool at the start of that filing's period; docs/public_filings.md)."""
     folder = trust_dir(inputs, deal_id) if schema.per_trust else Path(inputs)
+    filing = folder / f"{schema.kind}.xml"
+    if schema is schemas.RECEIVABLE_SCHEDULE and filing.exists():
+        return filing
     return find_file(folder, schema.kind)
 
 

@@ -14,22 +14,33 @@ loaded exactly like a CSV delivery. The traps of real files, and what is done ab
 - a charged-off receivable stays in every later file with its original charge-off amount: the
   charge-off counts only in the month of its zero-balance effective date (later rows carry 0), so
   it is never a new loss again; its recoveries keep flowing on those rows;
-- a prepaid receivable appears once, with zero-balance code 1, and then drops out;
+- a paid-off or repurchased receivable may stay in later files with zero balances and its original
+  zero-balance code and month (CarMax's do; the SEC's schema lets an issuer drop it): such a repeat
+  carries nothing, and a receivable is prepaid, charged off or repurchased once, in the period
+  whose balances show it (a payoff's cash can arrive in the period after its effective month);
 - several pool variants filed for one period (CarMax's "largepool"/"smallpool", "lp"/"sp"/"mp")
   are told apart by file name; a delivery with more than one must name the one to load.
 
 EX-102 has no payment-transaction file: such receivable-periods take their balances, interest,
 principal and fees from the tape (`sourceFormat` = ex102) and are marked "not independently
 recomputed" in the warehouse (docs/tape_fields.md).
+
+A filing can also stand in for the Receivable Schedule (`schedule_row`): the receivables with a
+balance at the beginning of its reporting period are the pool as of the day before, with their
+origination attributes as filed (docs/public_filings.md says which fields and which Section 2.3
+representations the public data can and cannot show).
 """
 
+import calendar
 import csv
 import datetime as dt
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
+
+from dagster_project.ingestion.schemas import LOAN_STATUS, RECEIVABLE_SCHEDULE, FileSchema
 
 NAMESPACE = "http://www.sec.gov/edgar/document/absee/autoloan/assetdata"
 REPEATED = ("zeroBalanceCode", "modificationTypeCode", "subvented")
@@ -197,14 +208,130 @@ def choose_file(files: list[Path], variant: str | None) -> Path:
     return chosen[0]
 
 
-def convert(path: Path, out: Path, columns: list[str]) -> int:
-    """Write the tape CSV of `path` to `out` in `columns` order; return the number of records."""
+def _month_end(text: str | None) -> str | None:
+    """The last day of an MM/YYYY month (text in another form passes through)."""
+    first = _month(text)
+    if not first or len(first) != 10 or first[4] != "-":
+        return first
+    year, month = int(first[:4]), int(first[5:7])
+    return dt.date(year, month, calendar.monthrange(year, month)[1]).isoformat()
+
+
+def _months_between(start: str | None, end: str | None) -> int | None:
+    try:
+        a, b = dt.date.fromisoformat(start), dt.date.fromisoformat(end)
+    except (TypeError, ValueError):
+        return None
+    return (b.year - a.year) * 12 + b.month - a.month
+
+
+def level_payment(amount: str, apr: str, term: str) -> str | None:
+    """The level monthly payment that amortises `amount` over `term` months at `apr` (a fraction),
+    rounded half up to the cent: A * r / (1 - (1 + r)^-n), r = apr / 12, in Decimal."""
+    try:
+        a, r, n = Decimal(amount), Decimal(apr) / 12, int(term)
+    except (TypeError, ValueError, InvalidOperation):
+        return None
+    if n <= 0:
+        return None
+    payment = a / n if r == 0 else a * r / (1 - (1 + r) ** -n)
+    return str(payment.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+NEW_USED = {"1": "new", "2": "used"}  # Schedule AL 3(d)(3); another code is kept and rejected
+SIMPLE_INTEREST = "1"  # Schedule AL 3(c)(7) interestCalculationTypeCode 1: simple interest
+
+
+def schedule_row(record: dict) -> dict | None:
+    """A receivable of the pool at the start of the filing's reporting period, in the columns of
+    the Receivable Schedule; None when it has no balance then (it left the pool before).
+
+    From the filing: ids, origination month (read as its last day, so 2.3(t) flags a receivable
+    only when its whole month is on or before the bound), first payment and maturity months
+    (their first day), Amount Financed, APR, original term, the beginning balance as the
+    Principal Balance, new/used, model year, make, state, credit score (may be fractional).
+    Remaining term: the months from the Cutoff Date's month to the maturity month (the filed
+    remainingTermToMaturityNumber is as of the period end, and omitted on paid-off receivables).
+    Scheduled payment: as filed, or where omitted (paid off in the period) the level payment of
+    the Amount Financed.
+    Not in any public field, so NULL (docs/public_filings.md): the last payment date, days past
+    due, payments made, bankruptcy, government obligor and repossession as of the Cutoff Date."""
+    try:
+        if Decimal(record.get("reportingPeriodBeginningLoanBalanceAmount") or "0") <= 0:
+            return None
+    except InvalidOperation:
+        pass  # a malformed balance: the row checks name it
+    start = _day(record.get("reportingPeriodBeginningDate"))
+    try:  # the Cutoff Date: the day before the filing's period
+        cutoff = (dt.date.fromisoformat(start) - dt.timedelta(days=1)).isoformat()
+    except (TypeError, ValueError):
+        cutoff = None  # a malformed date: the tape's row checks name it
+    maturity = _month(record.get("loanMaturityDate"))
+    amount, apr, term = (
+        record.get("originalLoanAmount"),
+        record.get("originalInterestRatePercentage"),
+        record.get("originalLoanTerm"),
+    )
+    method = record.get("interestCalculationTypeCode")
+    remaining = _months_between(cutoff, maturity)
+    return {
+        "receivable_id": record.get("assetNumber") or None,
+        "origination_date": _month_end(record.get("originationDate")),
+        "first_payment_date": _month(record.get("originalFirstPaymentDate")),
+        "maturity_date": maturity,
+        "last_payment_date": None,
+        "amount_financed": amount or None,
+        "apr": apr or None,
+        "original_term": term or None,
+        "remaining_term": None if remaining is None else str(max(remaining, 0)),
+        "scheduled_payment": record.get("reportingPeriodScheduledPaymentAmount")
+        or level_payment(amount, apr, term),
+        "principal_balance": record.get("reportingPeriodBeginningLoanBalanceAmount") or None,
+        "vehicle_new_used": NEW_USED.get(record.get("vehicleNewUsedCode") or "")
+        or record.get("vehicleNewUsedCode")
+        or None,
+        "vehicle_model_year": record.get("vehicleModelYear") or None,
+        "vehicle_make": (record.get("vehicleManufacturerName") or "").strip() or None,
+        "obligor_name": None,
+        "obligor_street_address": None,
+        "obligor_state": record.get("obligorGeographicLocation") or None,
+        "obligor_credit_score": record.get("obligorCreditScore") or None,
+        "days_past_due": None,
+        "payments_made": None,
+        "interest_calculation_method": "simple" if method == SIMPLE_INTEREST else (method or None),
+        "is_bankrupt": None,
+        "is_repossessed": None,
+        "is_government_obligor": None,
+        "source_format": "ex102",
+    }
+
+
+ROWS = {LOAN_STATUS.kind: tape_row, RECEIVABLE_SCHEDULE.kind: schedule_row}
+
+
+def convert(path: Path, out: Path, schema: FileSchema) -> int:
+    """Write the rows of `schema` (the tape, or the schedule) that the filing `path` gives to
+    `out` as CSV in the schema's column order; return the number of rows written."""
+    row_of = ROWS[schema.kind]
     count = 0
     with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
+        writer = csv.DictWriter(handle, fieldnames=schema.names, extrasaction="ignore")
         writer.writeheader()
         for record in iter_assets(path):
-            row = tape_row(record)
+            row = row_of(record)
+            if row is None:
+                continue
             writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
             count += 1
     return count
+
+
+def reporting_period(path: Path) -> tuple[str, str]:
+    """(beginning, ending) ISO dates of the filing's reporting period, from its first record."""
+    for record in iter_assets(path):
+        begin = _day(record.get("reportingPeriodBeginningDate"))
+        end = _day(record.get("reportingPeriodEndingDate"))
+        if not begin or not end:
+            raise Ex102Error(f"{path}: the first record has no reporting period dates")
+        return begin, end
+    raise Ex102Error(f"{path}: no assets records")

@@ -20,7 +20,7 @@ class Column:
     allowed: tuple[str, ...] = ()  # accepted values, if a code list
     maximum: str | None = None  # larger values are absurd (money of one receivable)
     in_every_file: bool = True  # False: a format may leave the column out (it reads as NULL)
-    omissible: bool = False  # EX-102 leaves it out where it does not apply: NULL, never 0
+    omissible: bool = False  # EX-102 leaves it out (where it does not apply): NULL, never 0
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,7 @@ class FileSchema:
     per_trust: bool = True  # False: one file for the whole shelf (deal_id SHELF)
     per_period: bool = False  # a monthly tape: its rows are keyed by Collection Period
     optional: bool = False  # a trust may deliver none: no file, no rows (and no finding)
+    source_column: str | None = None  # 'ex102' in it: the row was converted from an EX-102 filing
 
     @property
     def names(self) -> list[str]:
@@ -68,7 +69,9 @@ RECEIVABLE_SCHEDULE = FileSchema(
         Column("origination_date", "date"),
         Column("first_payment_date", "date"),
         Column("maturity_date", "date"),
-        Column("last_payment_date", "date"),
+        # omissible: a schedule built from an EX-102 filing (ingestion/ex102.py schedule_row)
+        # cannot give what no public field reports
+        Column("last_payment_date", "date", omissible=True),
         money("amount_financed"),
         Column("apr", "decimal(8, 6)", nonnegative=True),
         Column("original_term", "integer", nonnegative=True),
@@ -81,14 +84,17 @@ RECEIVABLE_SCHEDULE = FileSchema(
         Column("obligor_name", "varchar", required=False),
         Column("obligor_street_address", "varchar", required=False),
         Column("obligor_state", "varchar"),
-        Column("obligor_credit_score", "integer", required=False),
-        Column("days_past_due", "integer", nonnegative=True),
-        Column("payments_made", "integer", nonnegative=True),
+        # a bureau score can be fractional (an average of two: CarMax files 800.5)
+        Column("obligor_credit_score", "decimal(6, 1)", required=False),
+        Column("days_past_due", "integer", nonnegative=True, omissible=True),
+        Column("payments_made", "integer", nonnegative=True, omissible=True),
         Column("interest_calculation_method", "varchar"),
-        Column("is_bankrupt", "boolean"),
-        Column("is_repossessed", "boolean"),
-        Column("is_government_obligor", "boolean"),
+        Column("is_bankrupt", "boolean", omissible=True),
+        Column("is_repossessed", "boolean", omissible=True),
+        Column("is_government_obligor", "boolean", omissible=True),
+        Column("source_format", "varchar", required=False, in_every_file=False),
     ),
+    source_column="source_format",
 )
 
 LOAN_STATUS = FileSchema(
@@ -96,6 +102,7 @@ LOAN_STATUS = FileSchema(
     table="raw.loan_status",
     key=("assetNumber",),
     id_column="assetNumber",
+    source_column="sourceFormat",
     period_columns=("reportingPeriodBeginningDate", "reportingPeriodEndingDate"),
     # a tape with no rows is a delivery once no receivable is outstanding (recoveries may still
     # flow); while any is, the missing receivables are findings (validation.py)

@@ -174,7 +174,7 @@ def stage_files(
             if path.suffix == ".xml" and path.exists():
                 read = Path(converted) / f"{number}.csv"
                 try:  # EX-102: streamed into the tape's columns, then read like a CSV
-                    ex102.convert(path, read, schema.names)
+                    ex102.convert(path, read, schema)
                 except ex102.Ex102Error as error:
                     findings[key] = [
                         Finding(str(path), None, None, f"file cannot be read: {error}")
@@ -269,7 +269,11 @@ def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
         label = column.name
         if column.required:
             # EX-102 leaves out what does not apply: NULL there, never 0 (ingestion/ex102.py)
-            omitted = " and \"sourceFormat\" is distinct from 'ex102'" if column.omissible else ""
+            omitted = (
+                f" and \"{schema.source_column}\" is distinct from 'ex102'"
+                if column.omissible
+                else ""
+            )
             add(
                 f"select deal_id, scope, rowid, '{label}', 'missing value', null from {table} "
                 f"where {name} is null{omitted}"
@@ -313,12 +317,24 @@ def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
         "where copies > 1"
     )
     if schema.id_column:
+        # an EX-102 filing keeps receivables that left the pool before the trust's starting
+        # filing (zero balances, a zero-balance code): not in a schedule built from it, carrying
+        # nothing (ingestion/ex102.py)
+        left_before = (
+            f"""coalesce(stage."{schema.source_column}" = 'ex102' and stage."zeroBalanceCode" """
+            'is not null and try_cast(stage."reportingPeriodBeginningLoanBalanceAmount" as '
+            'decimal(18, 2)) = 0 and try_cast(stage."reportingPeriodActualEndBalanceAmount" '
+            "as decimal(18, 2)) = 0, false)"
+            if schema.kind == "loan_status"
+            else "false"
+        )
         add(
             f"select deal_id, scope, rowid, '{schema.id_column}', "
             "'receivable not in the Receivable Schedule', "
             f'"{schema.id_column}" from {table} as stage where not exists ('
             "select 1 from raw.receivable_schedule as schedule where schedule.deal_id = "
-            f'stage.deal_id and schedule.receivable_id = stage."{schema.id_column}")'
+            f'stage.deal_id and schedule.receivable_id = stage."{schema.id_column}") '
+            f"and not {left_before}"
         )
     if schema.period_columns and with_periods:
         for name, bound in zip(schema.period_columns, ("period_start", "period_end"), strict=True):

@@ -58,6 +58,11 @@ from raw.receivable_schedule
 where deal_id = $deal_id
 """
 
+SCHEDULE_FROM_FILINGS = """
+select coalesce(bool_or(source_format = 'ex102'), false) from raw.receivable_schedule
+where deal_id = $deal_id
+"""
+
 SCHEDULE_DELIVERY = """
 select delivery_id from raw.deliveries
 where deal_id = $deal_id and file_kind = 'receivable_schedule' and status = 'loaded'

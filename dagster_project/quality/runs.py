@@ -27,6 +27,11 @@ def schedule_loaded(con, deal: Deal) -> bool:
     )
 
 
+def schedule_from_filings(con, deal: Deal) -> bool:
+    """Whether the trust's Receivable Schedule was built from an SEC EX-102 filing."""
+    return con.execute(observations.SCHEDULE_FROM_FILINGS, {"deal_id": deal.deal_id}).fetchone()[0]
+
+
 def schedule_validated(con, deal: Deal) -> bool:
     """Whether the trust's loaded Receivable Schedule is the one its suites last ran on."""
     delivery = con.execute(observations.SCHEDULE_DELIVERY, {"deal_id": deal.deal_id}).fetchone()
@@ -41,7 +46,8 @@ def validate_schedule(
     its breach register. `run_name` names the build in the Data Docs."""
     params = {"deal_id": deal.deal_id}
     frame = con.execute(observations.SCHEDULE_RECEIVABLES, params).df()
-    receivables = validate(frame, schedule_receivable_suite(deal), gx_root, run_name)
+    suite = schedule_receivable_suite(deal, public_filings=schedule_from_filings(con, deal))
+    receivables = validate(frame, suite, gx_root, run_name)
     pool_frame = con.execute(observations.SCHEDULE_POOL, params).df()
     pool = validate(pool_frame, schedule_pool_suite(deal), gx_root, run_name)
     now = dt.datetime.now(dt.UTC)

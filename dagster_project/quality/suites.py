@@ -153,7 +153,26 @@ def _between(column, low=None, high=None) -> dict:
     return kwargs
 
 
-def schedule_receivable_suite(deal: Deal) -> Suite:
+# Observed columns a Receivable Schedule built from an SEC EX-102 filing cannot give (no public
+# field reports them as of the Cutoff Date, or issuers file them by their own convention): their
+# rules are left out of such a trust's suite, and the auditor report shows the representation as
+# not testable from public data, with this reason (docs/public_filings.md).
+NOT_IN_PUBLIC_DATA = {
+    "payment_difference_cents": "the scheduled payment includes the first period's odd days of "
+    "interest, and a filing gives the origination month, not its day",
+    "is_repossessed": "a filing reports repossession at its period end, not at the Cutoff Date",
+    "payments_made": "no public field counts the payments made by the Cutoff Date",
+    "is_government_obligor": "no public field identifies a government obligor",
+    "days_past_due": "a filing reports delinquency at its period end, not at the Cutoff Date",
+    "is_bankrupt": "no public field reports an obligor's bankruptcy",
+    "maturity_difference_months": "issuers file loanMaturityDate by their own convention "
+    "(CarMax: the origination month plus the original term, or one month less)",
+}
+
+
+def schedule_receivable_suite(deal: Deal, public_filings: bool = False) -> Suite:
+    """The Section 2.3 rules on each receivable of the schedule; `public_filings`: the schedule
+    was built from an EX-102 filing, so the rules on NOT_IN_PUBLIC_DATA are left out."""
     e = EligibilityTerms.from_deal(deal)
     tolerance = decimal_to_cents(e.level_payment_tolerance)
     after = e.originated_after + dt.timedelta(days=1)
@@ -306,12 +325,26 @@ def schedule_receivable_suite(deal: Deal) -> Suite:
         )
         for column in required
     )
+    if public_filings:
+        rules = tuple(r for r in rules if r.column not in NOT_IN_PUBLIC_DATA)
     return Suite(
         f"{deal.deal_id}.receivable_schedule_receivables",
         f"Receivable Schedule of {deal.trust_name}, one row per receivable, as of the Cutoff Date",
         "receivable_id",
         rules + completeness,
     )
+
+
+def not_testable_from_filings(deal: Deal) -> dict[str, list[str]]:
+    """Representation id -> why the public filings cannot test it, for each rule left out of a
+    schedule built from an EX-102 filing (a representation some of whose rules remain is partly
+    testable)."""
+    reasons: dict[str, list[str]] = {}
+    for rule in schedule_receivable_suite(deal).rules:
+        if rule.column in NOT_IN_PUBLIC_DATA:
+            for clause in (rule.representation, *rule.also):
+                reasons.setdefault(clause, []).append(NOT_IN_PUBLIC_DATA[rule.column])
+    return reasons
 
 
 def schedule_pool_suite(deal: Deal) -> Suite:

@@ -72,9 +72,21 @@ def results_for(entry: Entry, results: list[tuple]) -> list[tuple]:
     ]
 
 
-def _status_cell(entry: Entry, rows: list[tuple]) -> str:
+def public_data_gap(entry: Entry, rows: list[tuple], not_public: dict[str, list[str]]) -> str:
+    """Why the public filings cannot test `entry` (a trust whose schedule was built from an EX-102
+    filing; '' when they can): every rule of it left out of the suite, or the ones left out."""
+    reasons = not_public.get(entry.id)
+    if not reasons:
+        return ""
+    prefix = "not testable from public data" if not rows else "partly testable from public data"
+    return f"{prefix}: {'; '.join(dict.fromkeys(reasons))}"
+
+
+def _status_cell(entry: Entry, rows: list[tuple], gap: str = "") -> str:
     if not entry.tested_by:
         return '<td class="na">not testable from data</td>'
+    if gap and not rows:
+        return f'<td class="na">{html.escape(gap)}</td>'
     if not rows:
         return '<td class="fail">NOT TESTED: no expectation carries this id</td>'
     failed = sum(1 for r in rows if not r[6])
@@ -83,10 +95,17 @@ def _status_cell(entry: Entry, rows: list[tuple]) -> str:
     return f'<td class="pass">tested: all {len(rows)} expectations passed</td>'
 
 
-def _entry_rows(entries: list[Entry], results: list[tuple], unit: str, criteria: bool) -> str:
+def _entry_rows(
+    entries: list[Entry],
+    results: list[tuple],
+    unit: str,
+    criteria: bool,
+    not_public: dict[str, list[str]] | None = None,
+) -> str:
     out = []
     for entry in entries:
         rows = results_for(entry, results)
+        gap = public_data_gap(entry, rows, not_public or {})
         tested = max((r[4] for r in rows), default=0)
         failed_ids = sum(r[5] for r in rows)
         how = (
@@ -99,6 +118,8 @@ def _entry_rows(entries: list[Entry], results: list[tuple], unit: str, criteria:
             else html.escape(entry.reason or "")
         )
         note = f"<br><i>{html.escape(entry.note)}</i>" if entry.note else ""
+        if gap and rows:
+            note += f"<br><i>{html.escape(gap)}</i>"
         link = (
             f' (<a href="#exceptions-{html.escape(entry.id)}">exceptions</a>)'
             if failed_ids and not criteria
@@ -107,7 +128,7 @@ def _entry_rows(entries: list[Entry], results: list[tuple], unit: str, criteria:
         applicable = f"<td>{'X' if entry.applicable else ''}</td>" if criteria else ""
         out.append(
             f"<tr><td>{html.escape(entry.id)}</td>{applicable}<td>{html.escape(entry.title)}</td>"
-            f"{_status_cell(entry, rows)}<td>{html.escape(entry.tested_by or '')}</td>"
+            f"{_status_cell(entry, rows, gap)}<td>{html.escape(entry.tested_by or '')}</td>"
             f"<td>{how}{note}</td>"
             f'<td class="num">{tested if entry.tested_by else ""}</td>'
             f'<td class="num">{failed_ids if entry.tested_by else ""}{link}</td></tr>'
@@ -128,9 +149,12 @@ def write_auditor_report(
     data_docs: Path | None,
     as_of: tuple[tuple[str, str], ...] = (),
     provenance: tuple[str, ...] = (),
+    not_public: dict[str, list[str]] | None = None,
 ) -> dict[str, int]:
     """Write out/index.html, out/auditor_report.pdf and out/exceptions.csv for one trust.
-    `as_of`: (label, value) of the latest Collection Period and Distribution Date covered."""
+    `as_of`: (label, value) of the latest Collection Period and Distribution Date covered.
+    `not_public`: for a trust defined from its SEC filings, representation id -> why the public
+    data cannot test it (quality.suites.not_testable_from_filings)."""
     out.mkdir(parents=True, exist_ok=True)
     catalog = load_catalog()
     results = con.execute(
@@ -188,6 +212,13 @@ def write_auditor_report(
     )
     tested = [e for e in catalog["representations"] if e.tested_by]
     withheld = [g for g in gate if not g[1]]
+    public_line = (
+        "The Receivable Schedule was built from the trust's SEC EX-102 filing: "
+        f"{sum(1 for e in tested if e.id in not_public and not results_for(e, results))} of "
+        "those are not testable from public data, and are marked so. "
+        if not_public is not None
+        else ""
+    )
     exceptions = []
     for representation in sorted(counts):
         rows = [r for r in register if r[1] == representation]
@@ -226,12 +257,12 @@ def write_auditor_report(
         + "".join(f"<p>{html.escape(k)}: {html.escape(v)}</p>" for k, v in as_of)
         + f"<p>{len(catalog['representations'])} Section 2.3 items listed, {len(tested)} tested "
         f"from data, {len(catalog['representations']) - len(tested)} not testable (reasons "
-        f"below). {len(register)} breaches in the register "
+        f"below). {public_line}{len(register)} breaches in the register "
         '(<a href="exceptions.csv">exceptions.csv</a>; printable: '
         '<a href="auditor_report.pdf">auditor_report.pdf</a>). '
         f"{len(gate) - len(withheld)} of {len(gate)} certificates publishable.</p>{docs}"
         f"<h2>Section 2.3 representations</h2>"
-        f"{_entry_rows(catalog['representations'], results, 'rows', False)}{chart}"
+        f"{_entry_rows(catalog['representations'], results, 'rows', False, not_public)}{chart}"
         "<h2>Servicing criteria (Regulation AB Item 1122(d), Exhibit D)</h2>"
         f"{_entry_rows(catalog['servicing_criteria'], results, 'periods', True)}"
         "<h2>Collection Periods failing a servicing criterion</h2>"
@@ -259,7 +290,7 @@ def write_auditor_report(
         + "</body></html>"
     )
     (out / "index.html").write_text(page, encoding="utf-8")
-    document = _summary_document(trust_name, catalog, results, register, withheld)
+    document = _summary_document(trust_name, catalog, results, register, withheld, not_public)
     render_pdf(
         replace(
             document,
@@ -273,7 +304,7 @@ def write_auditor_report(
     return {"breaches": len(register), "certificates_withheld": len(withheld)}
 
 
-def _summary_document(trust_name, catalog, results, register, withheld) -> Document:
+def _summary_document(trust_name, catalog, results, register, withheld, not_public) -> Document:
     """The report's tables as a printable document: every item, its status, tested and failed."""
     rows: list[Row] = []
     for part, heading, unit in (
@@ -284,12 +315,16 @@ def _summary_document(trust_name, catalog, results, register, withheld) -> Docum
         rows.append(Row("columns", "", "", (f"{unit} tested", f"{unit} failed")))
         for entry in catalog[part]:
             found = results_for(entry, results)
+            gap = public_data_gap(entry, found, not_public or {})
             if not entry.tested_by:
                 status, counts = f"not testable from data: {entry.reason}", ("", "")
+            elif gap and not found:
+                status, counts = gap, ("", "")
             else:
                 failed = sum(1 for r in found if not r[6])
                 status = (
                     f"tested by {entry.tested_by}: {len(found) - failed} of {len(found)} passed"
+                    + (f" ({gap})" if gap else "")
                 )
                 counts = (str(max((r[4] for r in found), default=0)), str(sum(r[5] for r in found)))
             mark = " [X]" if entry.applicable else ""

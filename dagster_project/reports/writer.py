@@ -164,6 +164,19 @@ def _auditor_package(con, deal_id: str, periods, write: _Writer, data_docs: Path
     return f'<a href="auditor/packages/{period}/index.html">auditor\'s package ({period})</a>'
 
 
+def _not_public(con, deal_id: str) -> dict[str, list[str]] | None:
+    """For a trust whose Receivable Schedule was built from an SEC EX-102 filing, what the public
+    data cannot test (quality.suites); None for a servicer's schedule."""
+    from dagster_project.quality.runs import schedule_from_filings
+    from dagster_project.quality.suites import not_testable_from_filings
+
+    try:
+        deal = shelf_deal(deal_id)
+    except DealFileError:
+        return None
+    return not_testable_from_filings(deal) if schedule_from_filings(con, deal) else None
+
+
 def _shelf_index(rows) -> str:
     e = html.escape
     body = []
@@ -331,8 +344,9 @@ def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, dat
         else ()
     )
     auditor = write_auditor_report(
-        con, deal_id, trust_name, out / "auditor", data_docs, as_of, sources
-    )
+        con, deal_id, trust_name, out / "auditor", data_docs, as_of, sources,
+        _not_public(con, deal_id),
+    )  # fmt: skip
     package = _auditor_package(con, deal_id, periods, write, data_docs)
     docs_link = (
         f' <a href="{html.escape(os.path.relpath(data_docs, out))}">'

@@ -95,12 +95,13 @@ spine as (
     inner join schedule
         on tape.deal_id = schedule.deal_id and tape.receivable_id = schedule.receivable_id
     inner join deals on tape.deal_id = deals.deal_id
-    -- EX-102 repeats a charged-off receivable in every later file: a repeat with no recovery and
-    -- no payment carries nothing new (its charge-off counted in its own month); one with a
-    -- payment carries Liquidation Proceeds (Art. I: amounts received "from whatever source")
+    -- EX-102 repeats a receivable that left the pool (charged off; at CarMax also paid off or
+    -- repurchased) in every later file: a repeat with no recovery and no payment carries nothing
+    -- new (the event counted in its own period); one with a payment carries Liquidation Proceeds
+    -- (Art. I: amounts received "from whatever source")
     where not coalesce(
         tape.source_format = 'ex102'
-        and tape.zero_balance_code = '4'
+        and tape.zero_balance_code is not null
         and tape.zero_balance_effective_date < tape.collection_period_start_date
         and coalesce(tape.reported_recovered_amount, 0) = 0
         and coalesce(tape.reported_total_paid_amount, 0) = 0,
