@@ -12,8 +12,9 @@ are the Receivable Schedule as of the day before, which must be the deal file's 
 trust followed from a later filing, a copy of its deal file states that day and that pool; the
 Section 2.3 suites then speak as of it). Every filing is then that period's delivery. DIR may also
 hold the trust's index_rates.csv and trust_account_earnings.csv and the shelf's
-tangible_net_worth.csv, read from the published certificates; without them the pool lines are
-computed, and the certificates that need them are withheld.
+tangible_net_worth.csv (one series for every trust: the last folder to give one sets it), read from
+the published certificates; without them the pool lines are computed, and the certificates that
+need them are withheld.
 
 The command lays the files out as a shelf under OUT/inputs (OUT/deals holds the deal files; a
 trust laid out by an earlier call stays), runs the pipeline (the same Dagster jobs `make run`
@@ -200,7 +201,7 @@ def reconciliation_inputs(lines, published: dict[dt.date, dict[str, str]], path:
     return path
 
 
-def print_lines(lines, out=sys.stdout) -> None:
+def print_lines(lines, out=None) -> None:
     dates = sorted({date for date, *_ in lines})
     labels: dict[str, str] = {}
     values: dict[tuple[dt.date, str], str] = {}

@@ -1,14 +1,15 @@
 """SEC EX-102 asset-level XML as a delivery format: the traps of real files on small crafted files,
-flat memory while streaming, and the XML route against the CSV route on the same generated deal."""
+flat memory while streaming, and the real CarMax records (the XML route against the CSV route on
+the same generated deal: test_public_filings.py)."""
 
 import tracemalloc
 from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import run_pipeline, warehouse_paths
 
 from dagster_project.ingestion import ex102
+from dagster_project.ingestion.schemas import LOAN_STATUS
 
 NS = ex102.NAMESPACE
 
@@ -176,90 +177,12 @@ def test_streaming_keeps_memory_flat(tmp_path):
     for records in (2_000, 20_000):
         path = _big_filing(tmp_path / f"{records}.xml", records)
         tracemalloc.start()
-        count = ex102.convert(path, tmp_path / "out.csv", ["assetNumber", "zeroBalanceCodes"])
+        count = ex102.convert(path, tmp_path / "out.csv", LOAN_STATUS)
         peaks.append(tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
         assert count == records
     assert peaks[1] < 2 * peaks[0] + 1_000_000, peaks
     assert peaks[1] < 20_000_000
-
-
-# --- the XML route against the CSV route ----------------------------------------------------
-
-SPLIT_LINES = {"17b", "17d", "18b", "18d", "43a", "43b"}
-
-
-@pytest.fixture(scope="module")
-def xml_warehouse(tmp_path_factory) -> dict:
-    from conftest import SMALL_DEAL_RECEIVABLES
-
-    from dagster_project.generator.__main__ import generate
-
-    folder = tmp_path_factory.mktemp("xml")
-    generate(folder / "sample", SMALL_DEAL_RECEIVABLES, seed=7, fmt="xml", progress=False)
-    paths = warehouse_paths(folder / "sample", folder)
-    assert run_pipeline(paths) == 0
-    return paths
-
-
-def _certificate(path: Path) -> dict:
-    con = duckdb.connect(str(path), read_only=True)
-    try:
-        return {
-            (date, line): amount
-            for date, line, amount in con.execute(
-                "select distribution_date, line, amount from marts.rpt_servicer_certificate"
-            ).fetchall()
-        }
-    finally:
-        con.close()
-
-
-def test_the_xml_route_gives_the_csv_route_certificate(xml_warehouse, built_warehouse):
-    """Every line to the cent, except the split of Liquidation Proceeds between finance charge
-    and principal: EX-102 carries neither the sale date nor unpaid interest (docs/tape_fields.md).
-    Their totals, and everything the waterfall pays, are the same."""
-    xml, csv_route = (
-        _certificate(xml_warehouse["published"]),
-        _certificate(built_warehouse["published"]),
-    )
-    assert set(xml) == set(csv_route)
-    different = {key for key in csv_route if csv_route[key] != xml[key]}
-    assert {line for _date, line in different} <= SPLIT_LINES
-    for date in {date for date, _line in csv_route}:
-        for total in (("17b", "18b"), ("17d", "18d"), ("43a", "43b")):
-            assert sum(xml[(date, line)] for line in total) == sum(
-                csv_route[(date, line)] for line in total
-            ), (date, total)
-
-
-def test_the_xml_route_marks_what_was_not_recomputed(xml_warehouse):
-    con = duckdb.connect(str(xml_warehouse["published"]), read_only=True)
-    try:
-        assert con.execute(
-            "select bool_and(not is_independently_recomputed) from marts.fct_receivable_period"
-        ).fetchone() == (True,)
-        not_recomputed, tested = con.execute(
-            "select sum(not_recomputed_count), sum(receivable_periods_tested) "
-            "from marts.rpt_servicing_criteria"
-        ).fetchone()
-        assert not_recomputed == tested > 0
-        assert con.execute("select count(*) from marts.rpt_balance_reconciliation").fetchone() == (
-            0,
-        )
-        # charged-off receivables repeat in every later file, but count as a loss once
-        repeats = con.execute(
-            "select count(*) from raw.loan_status where zeroBalanceCode = '4' "
-            "and zeroBalanceEffectiveDate < reportingPeriodBeginningDate"
-        ).fetchone()[0]
-        assert repeats > 0
-        twice = con.execute(
-            "select count(*) from (select receivable_id from marts.fct_receivable_period "
-            "where is_default_period group by 1 having count(*) > 1)"
-        ).fetchone()[0]
-        assert twice == 0
-    finally:
-        con.close()
 
 
 REAL_FILING = (

@@ -130,8 +130,8 @@ def _entry_rows(
             f"<tr><td>{html.escape(entry.id)}</td>{applicable}<td>{html.escape(entry.title)}</td>"
             f"{_status_cell(entry, rows, gap)}<td>{html.escape(entry.tested_by or '')}</td>"
             f"<td>{how}{note}</td>"
-            f'<td class="num">{tested if entry.tested_by else ""}</td>'
-            f'<td class="num">{failed_ids if entry.tested_by else ""}{link}</td></tr>'
+            f'<td class="num">{tested if entry.tested_by and rows else ""}</td>'
+            f'<td class="num">{failed_ids if entry.tested_by and rows else ""}{link}</td></tr>'
         )
     head = (
         f"<tr><th>id</th>{'<th>Exhibit D</th>' if criteria else ''}<th>what</th><th>status</th>"
