@@ -238,6 +238,15 @@ def level_payment(amount: str, apr: str, term: str) -> str | None:
     return str(payment.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
+def _score(text: str | None) -> str | None:
+    """The credit score as filed (a bureau average can be fractional: 800.5); "None" or 0, which
+    some issuers file for an obligor without a score, is no score (NULL)."""
+    try:
+        return text if text and Decimal(text) > 0 else None
+    except InvalidOperation:
+        return None if text.strip().lower() in ("none", "n/a", "na") else text
+
+
 NEW_USED = {"1": "new", "2": "used"}  # Schedule AL 3(d)(3); another code is kept and rejected
 SIMPLE_INTEREST = "1"  # Schedule AL 3(c)(7) interestCalculationTypeCode 1: simple interest
 
@@ -295,7 +304,7 @@ def schedule_row(record: dict) -> dict | None:
         "obligor_name": None,
         "obligor_street_address": None,
         "obligor_state": record.get("obligorGeographicLocation") or None,
-        "obligor_credit_score": record.get("obligorCreditScore") or None,
+        "obligor_credit_score": _score(record.get("obligorCreditScore")),
         "days_past_due": None,
         "payments_made": None,
         "interest_calculation_method": "simple" if method == SIMPLE_INTEREST else (method or None),
