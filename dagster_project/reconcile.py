@@ -264,8 +264,11 @@ def load_reported_tables(con, rows: list[dict], opening_rows: list[tuple]) -> No
     )
 
 
-def run_waterfall_models(database: Path, workdir: Path) -> None:
-    """dbt on the scratch database, in reconciliation mode (its own target and log folders)."""
+def run_waterfall_models(
+    database: Path, workdir: Path, select: tuple[str, ...] = ("+rpt_servicer_certificate",)
+) -> None:
+    """dbt on the scratch database, in reconciliation mode (its own target and log folders):
+    the models of `select` and what they read."""
     dbt = Path(sys.executable).parent / "dbt"
     env = {**os.environ, "CAOT_WAREHOUSE_WORK": str(database)}
     result = subprocess.run(
@@ -274,7 +277,7 @@ def run_waterfall_models(database: Path, workdir: Path) -> None:
             "build",
             "--quiet",
             "--select",
-            "+rpt_servicer_certificate",
+            *select,
             "--vars",
             '{"pool_inputs": "reported"}',
             "--indirect-selection",

@@ -86,7 +86,7 @@ def _status_cell(entry: Entry, rows: list[tuple], gap: str = "") -> str:
     if not entry.tested_by:
         return '<td class="na">not testable from data</td>'
     if gap and not rows:
-        return f'<td class="na">{html.escape(gap)}</td>'
+        return f'<td class="na">{html.escape(gap.split(":")[0])}</td>'
     if not rows:
         return '<td class="fail">NOT TESTED: no expectation carries this id</td>'
     failed = sum(1 for r in rows if not r[6])
@@ -117,9 +117,11 @@ def _entry_rows(
             if entry.tested_by
             else html.escape(entry.reason or "")
         )
+        if gap and not rows:
+            how = html.escape(gap[0].upper() + gap[1:])
         note = f"<br><i>{html.escape(entry.note)}</i>" if entry.note else ""
         if gap and rows:
-            note += f"<br><i>{html.escape(gap)}</i>"
+            note += f"<br><i>{html.escape(gap[0].upper() + gap[1:])}</i>"
         link = (
             f' (<a href="#exceptions-{html.escape(entry.id)}">exceptions</a>)'
             if failed_ids and not criteria
