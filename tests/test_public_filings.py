@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import DEAL_ID
+from conftest import DEAL_ID, once_per_session
 
 from dagster_project import public_filings
 from dagster_project.deal import PROJECT_ROOT
@@ -53,15 +53,26 @@ def _published(built: dict, dates: int, path: Path) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def filings_shelf(tmp_path_factory, built_warehouse) -> dict:
     """Both trusts built by the command (its pipeline run in a subprocess, as a user runs it) in
-    one warehouse, the generated deal from its first year of filings; its printed output kept."""
+    one warehouse, the generated deal from its first year of filings, once for the session; its
+    printed output kept."""
+    folder = once_per_session(
+        tmp_path_factory, "filings", lambda folder: _build(folder, built_warehouse)
+    )
+    return {
+        "out": folder / "out",
+        "printed": (folder / "printed.txt").read_text(),
+        "synthetic": folder / "synthetic",
+    }
+
+
+def _build(folder: Path, built_warehouse: dict) -> None:
     from conftest import SMALL_DEAL_RECEIVABLES
 
     from dagster_project.generator.__main__ import generate
 
-    folder = tmp_path_factory.mktemp("filings")
     sample = folder / "sample"
     generate(sample, SMALL_DEAL_RECEIVABLES, seed=7, fmt="xml", progress=False)
     synthetic = folder / "synthetic"
@@ -89,7 +100,7 @@ def filings_shelf(tmp_path_factory, built_warehouse) -> dict:
             ]
         )
     assert code == 0, printed.getvalue()[-3000:]
-    return {"out": out, "printed": printed.getvalue(), "synthetic": synthetic}
+    (folder / "printed.txt").write_text(printed.getvalue())
 
 
 def _certificate(path: Path, deal_id: str) -> dict:
