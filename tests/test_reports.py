@@ -88,7 +88,7 @@ def test_the_html_certificate_prints_exact_amounts(reports, dates_and_pools):
 
 def test_performance_report_has_every_plot(reports, dates_and_pools):
     performance = (reports / "performance.html").read_text()
-    assert performance.count("data:image/png;base64,") == 7
+    assert performance.count("data:image/png;base64,") == 7 + 1  # and the vintage curves
     for title in ("Pool Balance and Note Balances", "Delinquency", "Cumulative net loss", "CPR"):
         assert title in performance
     # a data table under each plot but the factors, with the exact figures
@@ -98,6 +98,19 @@ def test_performance_report_has_every_plot(reports, dates_and_pools):
     assert "plotted while the Pool Balance is at least 5% of the Initial Pool Balance" in (
         " ".join(performance.split())
     )
+    # the investor views (reports/analytics.py): the transition matrix rows sum to 100
+    for heading in (
+        "Roll rates, Collection Period",
+        "Cumulative net loss by origination quarter",
+        "Recoveries by Collection Period of default",
+        "Pool by credit score",
+    ):
+        assert heading in performance  # fmt: skip
+    matrix = performance.split("Roll rates, Collection Period", 1)[1].split("</table>", 1)[0]
+    first_row = matrix.split("</th></tr><tr><td>", 1)[1].split("</tr>", 1)[0]
+    cells = first_row.split("</td>", 1)[1].replace("<td class=num>", "").split("</td>")
+    shares = [Decimal(c) for c in cells if c]
+    assert abs(sum(shares) - 100) <= Decimal("0.05")
 
 
 def test_a_document_that_did_not_change_keeps_its_published_pdf(

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pandas
 
+from dagster_project.reports.analytics import analytics_html
 from dagster_project.reports.plots import new_figure, png_base64
 from dagster_project.reports.provenance import provenance_html
 
@@ -184,9 +185,10 @@ def render_performance(
     summary: list[tuple[str, str]],
     provenance: tuple[str, ...] = (),
     exact=None,
+    analytics: str = "",
 ) -> str:
     """The report's page: `images` are the plots' PNGs, `exact` the query's rows as DECIMALs
-    (the data tables)."""
+    (the data tables), `analytics` the investor views' sections (reports/analytics.py)."""
     facts = "".join(
         f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in summary
     )
@@ -202,13 +204,13 @@ def render_performance(
         "<style>body{font-family:Helvetica,Arial,sans-serif;max-width:60em;margin:2em auto;}"
         "img{max-width:100%;} td{padding:2px 12px 2px 0;} h2{font-size:1.05em;margin-top:1.6em;}"
         "table.data{font-size:0.8em;border-collapse:collapse;} table.data td{text-align:right;}"
-        "p.caption{font-size:0.85em;color:#555;}"
+        "p.caption{font-size:0.85em;color:#555;} td.num{text-align:right;}"
         "</style></head><body>"
         f"<h1>{html.escape(trust_name)}: deal performance</h1><table>{facts}</table>"
         f'<p class="caption">Delinquency, prepayment and excess spread are plotted while the Pool '
         f"Balance is at least {TAIL_SHARE:.0%} of the Initial Pool Balance (the tail's handful of "
         "receivables moves rates to extremes); every month is in the data tables.</p>"
-        f"{sections}" + provenance_html(provenance) + "</body></html>"
+        f"{sections}{analytics}" + provenance_html(provenance) + "</body></html>"
     )
 
 
@@ -272,5 +274,7 @@ def write_performance(
         ("Pool Balance (last)", f"${last['ending_pool_balance']:,.2f}"),
         ("Cumulative net loss (last)", f"{last['cumulative_net_loss_percent']:.2f}%"),
     ]
-    page = render_performance(trust_name, images, summary, provenance, exact)
+    page = render_performance(
+        trust_name, images, summary, provenance, exact, analytics_html(con, deal_id)
+    )
     path.write_text(page, encoding="utf-8")

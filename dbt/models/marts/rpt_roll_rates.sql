@@ -1,0 +1,93 @@
+-- Roll rates and the transition matrix: for each trust and Collection Period, where the
+-- receivables outstanding at the end of the period before went, by count and by their balance
+-- then (the cutoff for the first period). States: current, 1-30, 31-60, 61-90 and 91-120 days
+-- past due (Art. I "Defaulted Receivable" takes the 120+ as defaulted), defaulted, repurchased
+-- (2.4, 3.7), paid to maturity (paid off in or after its maturity month) and prepaid (before it).
+-- Shares are exact (integer cents or counts, half up at ten decimals, money.sql's percent_of).
+{{ config(materialized='view') }}
+
+with
+
+periods as (
+    select * from {{ ref('fct_receivable_period') }}
+),
+
+calendar as (
+    select * from {{ ref('stg_deal__payment_calendar') }}
+),
+
+schedule as (
+    select * from {{ ref('stg_servicer__receivable_schedule') }}
+),
+
+states as (
+    select
+        periods.deal_id,
+        periods.receivable_id,
+        periods.collection_period,
+        periods.period_number,
+        periods.ending_balance,
+        case
+            when periods.is_default_period then 'defaulted'
+            when periods.is_purchase_period then 'repurchased'
+            when
+                periods.ending_balance = 0
+                and calendar.collection_period_end_date >= date_trunc('month', periods.maturity_date)
+                then 'paid to maturity'
+            when periods.ending_balance = 0 then 'prepaid'
+            else {{ delinquency_state('periods.days_past_due') }}
+        end as state
+    from periods
+    inner join calendar
+        on periods.deal_id = calendar.deal_id and periods.collection_period = calendar.collection_period
+),
+
+transitions as (
+    select
+        current_state.deal_id,
+        current_state.collection_period,
+        current_state.period_number,
+        coalesce(prior_state.state, {{ delinquency_state('schedule.cutoff_days_past_due') }}) as from_state,
+        current_state.state as to_state,
+        {{ to_cents('coalesce(prior_state.ending_balance, schedule.cutoff_principal_balance)') }}
+            as from_balance_cents
+    from states as current_state
+    inner join schedule
+        on current_state.deal_id = schedule.deal_id and current_state.receivable_id = schedule.receivable_id
+    left join states as prior_state
+        on
+            current_state.deal_id = prior_state.deal_id
+            and current_state.receivable_id = prior_state.receivable_id
+            and prior_state.period_number = current_state.period_number - 1
+    -- outstanding at the end of the period before (every receivable of the schedule at the cutoff)
+    where
+        (current_state.period_number = 1 and prior_state.receivable_id is null)
+        or prior_state.ending_balance > 0
+),
+
+counted as (
+    select
+        deal_id,
+        collection_period,
+        period_number,
+        from_state,
+        to_state,
+        count(*) as receivable_count,
+        sum(from_balance_cents) as from_balance_cents
+    from transitions
+    group by deal_id, collection_period, period_number, from_state, to_state
+)
+
+select
+    deal_id,
+    collection_period,
+    period_number,
+    from_state,
+    to_state,
+    receivable_count,
+    {{ from_cents('from_balance_cents') }} as from_balance,
+    {{ percent_of('receivable_count', 'sum(receivable_count) over (partition by deal_id, period_number, from_state)') }}
+        as count_share_percent,
+    {{ percent_of('from_balance_cents', 'sum(from_balance_cents) over (partition by deal_id, period_number, from_state)') }}
+        as balance_share_percent
+from counted

@@ -1,0 +1,97 @@
+-- Loss and delinquency curves by origination quarter: for each trust, the receivables of the
+-- cutoff pool grouped by the quarter they were originated in, and for each Collection Period
+-- (keyed by months since the Cutoff Date, as rpt_shelf_performance_by_age) their cumulative
+-- gross loss (defaulted principal, Art. I "Defaulted Receivable") and cumulative net loss
+-- (less Liquidation Proceeds, Art. I "Net Losses") as shares of the cohort's cutoff balance, and
+-- the 61+ days delinquent share of its balance outstanding. Exact to ten decimals (percent_of).
+{{ config(materialized='view') }}
+
+with
+
+receivables as (
+    select * from {{ ref('dim_receivable') }}
+),
+
+periods as (
+    select * from {{ ref('fct_receivable_period') }}
+),
+
+calendar as (
+    select * from {{ ref('stg_deal__payment_calendar') }}
+),
+
+deals as (
+    select * from {{ ref('stg_deal__deals') }}
+),
+
+cohorts as (
+    select
+        deal_id,
+        receivable_id,
+        origination_quarter,
+        {{ to_cents('cutoff_principal_balance') }} as cutoff_cents
+    from receivables
+),
+
+cohort_sizes as (
+    select
+        deal_id,
+        origination_quarter,
+        count(*) as receivable_count,
+        sum(cutoff_cents) as cutoff_cents
+    from cohorts
+    group by deal_id, origination_quarter
+),
+
+per_period as (
+    select
+        periods.deal_id,
+        cohorts.origination_quarter,
+        periods.period_number,
+        periods.collection_period,
+        sum({{ to_cents('periods.defaulted_principal_amount') }}) as defaulted_cents,
+        sum({{ to_cents('periods.liquidation_proceeds_amount') }}) as proceeds_cents,
+        sum({{ to_cents('periods.ending_balance') }}) as ending_cents,
+        coalesce(sum({{ to_cents('periods.ending_balance') }}) filter (where periods.days_past_due > 60), 0)
+            as delinquent_61_plus_cents
+    from periods
+    inner join cohorts
+        on periods.deal_id = cohorts.deal_id and periods.receivable_id = cohorts.receivable_id
+    group by periods.deal_id, cohorts.origination_quarter, periods.period_number, periods.collection_period
+),
+
+cumulative as (
+    select
+        *,
+        sum(defaulted_cents) over cohort_to_date as cumulative_defaulted_cents,
+        sum(proceeds_cents) over cohort_to_date as cumulative_proceeds_cents
+    from per_period
+    window cohort_to_date as (
+        partition by deal_id, origination_quarter order by period_number
+        rows between unbounded preceding and current row
+    )
+)
+
+select
+    cumulative.deal_id,
+    cumulative.origination_quarter,
+    cumulative.period_number,
+    cumulative.collection_period,
+    (year(calendar.collection_period_start_date) - year(deals.cutoff_date)) * 12
+    + month(calendar.collection_period_start_date) - month(deals.cutoff_date) as months_since_cutoff,
+    cohort_sizes.receivable_count as cohort_receivable_count,
+    {{ from_cents('cohort_sizes.cutoff_cents') }} as cohort_cutoff_balance,
+    {{ from_cents('cumulative.ending_cents') }} as cohort_ending_balance,
+    {{ percent_of('cumulative.cumulative_defaulted_cents', 'cohort_sizes.cutoff_cents') }}
+        as cumulative_gross_loss_percent,
+    -- Net Losses are "the excess, if any" (Art. I): never below zero
+    {{ percent_of('greatest(cumulative.cumulative_defaulted_cents - cumulative.cumulative_proceeds_cents, 0)', 'cohort_sizes.cutoff_cents') }}
+        as cumulative_net_loss_percent,
+    {{ percent_of('cumulative.delinquent_61_plus_cents', 'cumulative.ending_cents') }}
+        as delinquent_61_plus_percent
+from cumulative
+inner join cohort_sizes
+    on cumulative.deal_id = cohort_sizes.deal_id and cumulative.origination_quarter = cohort_sizes.origination_quarter
+inner join calendar
+    on cumulative.deal_id = calendar.deal_id and cumulative.collection_period = calendar.collection_period
+inner join deals on cumulative.deal_id = deals.deal_id
