@@ -211,3 +211,39 @@ def _schedule_balances(built):
         ]
     finally:
         con.close()
+
+
+def test_a_projection_can_start_after_any_computed_period(built_warehouse):
+    """The pool after period 6 is the receivables outstanding then, and the notes, reserve and
+    unpaid amounts are those of that Distribution Date."""
+    import duckdb
+
+    from dagster_project.projections.starting_point import opening, pool_paths
+
+    deal = shelf_deal(DEAL_ID)
+    con = duckdb.connect(str(built_warehouse["published"]), read_only=True)
+    try:
+        period = con.execute(
+            "select collection_period, distribution_date, ending_pool_balance "
+            "from marts.fct_distribution_date where deal_id = ? and period_number = 6",
+            [DEAL_ID],
+        ).fetchone()
+        paths = pool_paths(con, deal, period[0])
+        start = opening(con, deal, period[0])
+        notes = dict(
+            con.execute(
+                "select class_id, ending_balance from marts.fct_note_distribution "
+                "where deal_id = ? and distribution_date = ?",
+                [DEAL_ID, period[1]],
+            ).fetchall()
+        )
+        reserve = con.execute(
+            "select reserve_account_ending_balance from marts.fct_distribution_date "
+            "where deal_id = ? and period_number = 6",
+            [DEAL_ID],
+        ).fetchone()[0]
+    finally:
+        con.close()
+    assert Decimal(int(paths.balance[:, 0].sum())) / UNIT == period[2]
+    assert start.period_number == 6 and start.settlement_date == period[1]
+    assert start.note_balances == notes and start.reserve_balance == reserve

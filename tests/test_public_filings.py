@@ -24,7 +24,7 @@ REAL_DEAL = Path(__file__).parent / "fixtures" / "filings" / "caot_2026_2_record
 REAL_ID = "caot-2026-2-records"
 MARCH_PAYOFF = "03/2026"  # a receivable of the real file paid off in March 2026
 SPLIT_LINES = {"17b", "17d", "18b", "18d", "43a", "43b"}
-FIRST_YEAR = 12  # Collection Periods of the generated deal filed
+FIRST_PERIODS = 6  # Collection Periods of the generated deal filed
 NS = {"a": ex102.NAMESPACE}
 
 pytestmark = pytest.mark.skipif(
@@ -56,7 +56,7 @@ def _published(built: dict, dates: int, path: Path) -> Path:
 @pytest.fixture(scope="session")
 def filings_shelf(tmp_path_factory, built_warehouse) -> dict:
     """Both trusts built by the command (its pipeline run in a subprocess, as a user runs it) in
-    one warehouse, the generated deal from its first year of filings, once for the session; its
+    one warehouse, the generated deal from its first filings, once for the session; its
     printed output kept."""
     folder = once_per_session(
         tmp_path_factory, "filings", lambda folder: _build(folder, built_warehouse)
@@ -77,7 +77,7 @@ def _build(folder: Path, built_warehouse: dict) -> None:
     generate(sample, SMALL_DEAL_RECEIVABLES, seed=7, fmt="xml", progress=False)
     synthetic = folder / "synthetic"
     synthetic.mkdir()
-    for period in sorted((sample / DEAL_ID / "deliveries").iterdir())[:FIRST_YEAR]:
+    for period in sorted((sample / DEAL_ID / "deliveries").iterdir())[:FIRST_PERIODS]:
         shutil.copyfile(period / "loan_status.xml", synthetic / f"cart-{period.name}.xml")
     for name in ("index_rates.csv", "trust_account_earnings.csv"):
         shutil.copyfile(sample / DEAL_ID / name, synthetic / name)
@@ -136,7 +136,7 @@ def test_the_filings_give_the_csv_route_certificate(filings_shelf, built_warehou
     filing, not from the servicer's schedule."""
     xml = _certificate(filings_shelf["out"] / "warehouse.duckdb", DEAL_ID)
     dates = sorted({date for date, _line in xml})
-    assert len(dates) == FIRST_YEAR
+    assert len(dates) == FIRST_PERIODS
     csv_route = {
         key: value
         for key, value in _certificate(built_warehouse["published"], DEAL_ID).items()
