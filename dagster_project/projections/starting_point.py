@@ -17,8 +17,9 @@ from raw.receivable_schedule
 where deal_id = $deal_id
 """
 
-# the remaining term from the period end to the maturity month (int_collection_period__
-# receivable_totals measures it the same way); the age from the original term
+# the remaining term from the period end to the maturity month, as dbt/macros/pool_age.sql
+# measures it for line 14 (the dbt macro cannot be called from here); the age from the original
+# term
 PERIOD_POOL = f"""
 with outstanding as (
     select

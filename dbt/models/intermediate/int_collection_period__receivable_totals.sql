@@ -93,7 +93,7 @@ pool_totals as (
             as original_term_weighted_cents,
         sum(
             {{ to_cents('periods.ending_balance') }}
-            * greatest(datediff('month', calendar.collection_period_end_date, periods.maturity_date), 0)
+            * {{ remaining_term_months('calendar.collection_period_end_date', 'periods.maturity_date') }}
         ) as remaining_term_weighted_cents,
         {% for bucket in ['31-60', '61-90', '91+'] %}
             count(*) filter (where periods.delinquency_bucket = '{{ bucket }}')

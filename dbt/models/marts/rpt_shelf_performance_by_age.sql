@@ -22,8 +22,8 @@ joined as (
         dates.collection_period,
         dates.distribution_date,
         -- the deal's age: the first Collection Period after the Cutoff Date is month 1
-        (year(dates.collection_period_start_date) - year(deals.cutoff_date)) * 12
-        + month(dates.collection_period_start_date) - month(deals.cutoff_date) as months_since_cutoff,
+        {{ months_since_cutoff('dates.collection_period_start_date', 'deals.cutoff_date') }}
+            as months_since_cutoff,
         dates.beginning_pool_balance,
         dates.ending_pool_balance,
         pool.initial_pool_balance,

@@ -68,7 +68,7 @@ pool_rows as (
         schedule.apr,
         schedule.obligor_credit_score,
         schedule.original_term_months,
-        greatest(datediff('month', calendar.collection_period_end_date, periods.maturity_date), 0)
+        {{ remaining_term_months('calendar.collection_period_end_date', 'periods.maturity_date') }}
             as remaining_term_months,
         schedule.vehicle_new_used,
         schedule.vehicle_model_year,

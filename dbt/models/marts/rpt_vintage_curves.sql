@@ -77,8 +77,8 @@ select
     cumulative.origination_quarter,
     cumulative.period_number,
     cumulative.collection_period,
-    (year(calendar.collection_period_start_date) - year(deals.cutoff_date)) * 12
-    + month(calendar.collection_period_start_date) - month(deals.cutoff_date) as months_since_cutoff,
+    {{ months_since_cutoff('calendar.collection_period_start_date', 'deals.cutoff_date') }}
+        as months_since_cutoff,
     cohort_sizes.receivable_count as cohort_receivable_count,
     {{ from_cents('cohort_sizes.cutoff_cents') }} as cohort_cutoff_balance,
     {{ from_cents('cumulative.ending_cents') }} as cohort_ending_balance,
