@@ -4,6 +4,7 @@ the credit-score stratification at the cutoff and now (marts.rpt_roll_rates, rpt
 rpt_recoveries, rpt_stratification; docs/analyst_guide.md queries each)."""
 
 import html
+from decimal import Decimal
 
 from dagster_project.reports.document import display
 from dagster_project.reports.plots import new_figure, png_base64
@@ -26,11 +27,15 @@ def _table(head: list[str], rows: list[list[str]], numeric_from: int = 1) -> str
     return f'<table class="data"><tr>{heading}</tr>{cells}</table>'
 
 
-def _transition_matrix(con, deal_id: str) -> str:
+def _transition_matrix(con, deal_id: str, tail_share: Decimal) -> str:
+    # the latest period of the deal's life (`tail_share`: in the tail a handful of receivables
+    # make every row 0 or 100)
     last = con.execute(
-        "select max(period_number), arg_max(collection_period, period_number) "
-        "from marts.rpt_roll_rates where deal_id = ?",
-        [deal_id],
+        "select max(rates.period_number), arg_max(rates.collection_period, rates.period_number) "
+        "from marts.rpt_roll_rates as rates inner join marts.fct_pool_period as pool "
+        "on rates.deal_id = pool.deal_id and rates.period_number = pool.period_number "
+        "where rates.deal_id = ? and pool.beginning_pool_balance >= ? * pool.initial_pool_balance",
+        [deal_id, tail_share],
     ).fetchone()
     if last[0] is None:
         return ""
@@ -51,8 +56,9 @@ def _transition_matrix(con, deal_id: str) -> str:
     return (
         f"<h2>Roll rates, Collection Period {html.escape(last[1])}</h2>"
         '<p class="caption">Where the balance of each state at the end of the period before went, '
-        "percent of that state's balance (rows sum to 100).</p>"
-        + _table(["from \\ to", *TO_STATES], rows)
+        "percent of that state's balance (rows sum to 100): the latest period whose beginning Pool "
+        f"Balance is at least {tail_share:.0%} of the Initial Pool Balance; every period is in "
+        "marts.rpt_roll_rates.</p>" + _table(["from \\ to", *TO_STATES], rows)
     )
 
 
@@ -139,9 +145,11 @@ def _stratification(con, deal_id: str) -> str:
     )
 
 
-def analytics_html(con, deal_id: str) -> str:
+def analytics_html(con, deal_id: str, tail_share: Decimal) -> str:
+    """The sections; `tail_share`: the share of the Initial Pool Balance below which the deal is
+    in its tail (the transition matrix shown is the last period above it)."""
     return (
-        _transition_matrix(con, deal_id)
+        _transition_matrix(con, deal_id, tail_share)
         + _vintage_plot(con, deal_id)
         + _recoveries(con, deal_id)
         + _stratification(con, deal_id)

@@ -1,6 +1,7 @@
 """The deal performance report: the plots a trustee or investor reads at a glance."""
 
 import html
+from decimal import Decimal
 from pathlib import Path
 
 import pandas
@@ -23,7 +24,7 @@ PLOTS = (
 # The rate plots (delinquency, prepayment, excess spread) show the deal's life: the months where
 # the Pool Balance is at least this share of the Initial Pool Balance. In the tail a handful of
 # receivables move the rates to extremes (a CPR near 100%) and would flatten the years before.
-TAIL_SHARE = 0.05
+TAIL_SHARE = Decimal("0.05")
 LINE_STYLES = ("-", "--", ":", "-.")
 
 # Each plot's data table under it: (column, heading, kind) from the exact query result.
@@ -65,7 +66,7 @@ def draw(key: str, pool, notes) -> str:
 
 def _life(pool):
     """The Distribution Dates of the deal's life (TAIL_SHARE)."""
-    return pool[pool["beginning_pool_balance"] >= TAIL_SHARE * pool["initial_pool_balance"]]
+    return pool[pool["beginning_pool_balance"] >= float(TAIL_SHARE) * pool["initial_pool_balance"]]
 
 
 def _class_order(notes) -> list[str]:
@@ -204,6 +205,7 @@ def render_performance(
         "<style>body{font-family:Helvetica,Arial,sans-serif;max-width:60em;margin:2em auto;}"
         "img{max-width:100%;} td{padding:2px 12px 2px 0;} h2{font-size:1.05em;margin-top:1.6em;}"
         "table.data{font-size:0.8em;border-collapse:collapse;} table.data td{text-align:right;}"
+        "table.data th{padding:2px 8px;text-align:right;vertical-align:bottom;}"
         "p.caption{font-size:0.85em;color:#555;} td.num{text-align:right;}"
         "</style></head><body>"
         f"<h1>{html.escape(trust_name)}: deal performance</h1><table>{facts}</table>"
@@ -275,6 +277,6 @@ def write_performance(
         ("Cumulative net loss (last)", f"{last['cumulative_net_loss_percent']:.2f}%"),
     ]
     page = render_performance(
-        trust_name, images, summary, provenance, exact, analytics_html(con, deal_id)
+        trust_name, images, summary, provenance, exact, analytics_html(con, deal_id, TAIL_SHARE)
     )
     path.write_text(page, encoding="utf-8")
