@@ -184,6 +184,11 @@ def test_a_projection_of_the_sample_deal_runs_through_the_waterfall(built_wareho
         (Decimal(x) for x in _schedule_balances(built_warehouse)), Decimal(0)
     )
     assert stress.cumulative_net_loss > calm.cumulative_net_loss == 0
+    # the reserve and the overcollateralization the same waterfall keeps, every projected date
+    assert [a[0] for a in calm.accounts] == [calm.dates[p.month] for p in calm.pool]
+    target = deal.overcollateralization_target
+    assert all(oc >= 0 for _d, _r, oc, _t in calm.accounts[:-1])
+    assert calm.accounts[0][3] == target and calm.accounts[-1][2] == 0  # all repaid at the call
     result.write(tmp_path / "projections.duckdb")
     write_report(result, tmp_path / "projections.html")
     import duckdb
@@ -192,6 +197,9 @@ def test_a_projection_of_the_sample_deal_runs_through_the_waterfall(built_wareho
     assert con.execute(
         "select scenario, count(*) from projection.rpt_projected_class group by 1 order by 1"
     ).fetchall() == [("abs-1.3", len(deal.classes)), ("base-stress", len(deal.classes))]
+    assert con.execute(
+        "select count(*) from projection.fct_projected_accounts where scenario = 'abs-1.3'"
+    ).fetchone() == (len(calm.pool),)
     con.close()
     page = (tmp_path / "projections.html").read_text()
     assert page.count("<img") == 2 and "weighted average life" in page

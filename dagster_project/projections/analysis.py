@@ -32,6 +32,7 @@ class ScenarioResult:
     dates: dict[int, dt.date]  # month -> Distribution Date
     notes: list[tuple]  # (class_id, date, principal, interest, ending balance)
     classes: list[waterfall.ClassResult]
+    accounts: list[tuple] = field(default_factory=list)  # (date, reserve, OC, OC target)
 
     @property
     def cumulative_net_loss(self) -> Decimal:
@@ -146,7 +147,8 @@ def _run(deal, start, paths: Paths, scenarios: list[Scenario]) -> list[ScenarioR
         pool = projected[s.name]
         dates = {p.month: _dates(deal, start, p.month) for p in pool}
         rows = notes[s.name]["notes"]
-        out.append(ScenarioResult(s, pool, dates, rows, waterfall.class_results(deal, start, rows)))
+        classes = waterfall.class_results(deal, start, rows)
+        out.append(ScenarioResult(s, pool, dates, rows, classes, notes[s.name]["deal"]))
     return out
 
 
@@ -214,6 +216,12 @@ def _write_tables(con, result: ProjectionResult) -> None:
         "interest_paid_amount decimal(18, 2), ending_balance decimal(18, 2))"
     )
     con.execute(
+        "create table projection.fct_projected_accounts (deal_id varchar, scenario varchar, "
+        "distribution_date date, reserve_account_balance decimal(18, 2), "
+        "overcollateralization_amount decimal(18, 2), "
+        "overcollateralization_target_amount decimal(18, 2))"
+    )
+    con.execute(
         "create table projection.rpt_projected_class (deal_id varchar, scenario varchar, "
         "class_id varchar, weighted_average_life_years decimal(8, 2), first_principal_date "
         "date, last_principal_date date, principal_loss_amount decimal(18, 2), "
@@ -240,6 +248,10 @@ def _write_tables(con, result: ProjectionResult) -> None:
         con.executemany(
             "insert into projection.fct_projected_note values (?, ?, ?, ?, ?, ?, ?)",
             [[deal_id, s.name, *row] for row in r.notes],
+        )
+        con.executemany(
+            "insert into projection.fct_projected_accounts values (?, ?, ?, ?, ?, ?)",
+            [[deal_id, s.name, *row] for row in r.accounts],
         )
         con.executemany(
             "insert into projection.rpt_projected_class values (?, ?, ?, ?, ?, ?, ?, ?, ?)",

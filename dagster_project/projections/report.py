@@ -44,6 +44,24 @@ def _assumptions(result: ScenarioResult) -> str:
     )
 
 
+def _accounts(result: ScenarioResult) -> str:
+    """The Reserve Account and the overcollateralization against its target, by date (folded)."""
+    if not result.accounts:
+        return ""
+    rows = "".join(
+        f'<tr><td>{date}</td><td class="num">{display(str(reserve), "money")}</td>'
+        f'<td class="num">{display(str(oc), "money")}</td>'
+        f'<td class="num">{display(str(target), "money")}</td></tr>'
+        for date, reserve, oc, target in result.accounts
+    )
+    return (
+        "<details><summary>Reserve Account and overcollateralization by Distribution Date"
+        "</summary><table><tr><th>Distribution Date</th><th class=num>Reserve Account</th>"
+        "<th class=num>overcollateralization</th><th class=num>target</th></tr>"
+        f"{rows}</table></details>"
+    )
+
+
 def _scenario_section(projection: ProjectionResult, result: ScenarioResult) -> str:
     rows = "".join(
         f"<tr><td>{html.escape(c.class_id)}</td>"
@@ -63,7 +81,8 @@ def _scenario_section(projection: ProjectionResult, result: ScenarioResult) -> s
         f"{projection.cumulative_net_loss_percent(result)}% of the Initial Pool Balance; "
         f"{len(pool)} Collection Periods projected.</p>"
         f'<img alt="paydown" src="data:image/png;base64,{_paydown_png(result)}">'
-        "<table><tr><th>class</th><th class=num>weighted average life (years)</th>"
+        + _accounts(result)
+        + "<table><tr><th>class</th><th class=num>weighted average life (years)</th>"
         "<th class=num>first principal</th><th class=num>last principal (final payment)</th>"
         f"<th class=num>principal loss</th></tr>{rows}</table>"
     )

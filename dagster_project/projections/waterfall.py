@@ -84,7 +84,8 @@ def reported_lines(
 
 def run(deal: Deal, opening: Opening, projected: dict[str, list[PoolPeriod]]) -> dict:
     """Every scenario's projected certificates through the waterfall, in one dbt build. Returns,
-    per scenario name, {"notes": [(class_id, date, principal, interest, ending balance)]}."""
+    per scenario name, {"notes": [(class_id, date, principal, interest, ending balance)],
+    "deal": [(date, reserve ending balance, overcollateralization, its target)]}."""
     prepared = []
     for name, periods in projected.items():
         pseudo = scenario_deal(deal, name)
@@ -102,7 +103,9 @@ def run(deal: Deal, opening: Opening, projected: dict[str, list[PoolPeriod]]) ->
             [row for *_, opening_rows in prepared for row in opening_rows],
         )
         con.close()
-        run_waterfall_models(database, Path(scratch), ("+fct_note_distribution",))
+        run_waterfall_models(
+            database, Path(scratch), ("+fct_note_distribution", "+fct_distribution_date")
+        )
         con = duckdb.connect(str(database), read_only=True)
         out = {}
         for name, pseudo, *_ in prepared:
@@ -112,7 +115,13 @@ def run(deal: Deal, opening: Opening, projected: dict[str, list[PoolPeriod]]) ->
                     "interest_paid_amount, ending_balance from marts.fct_note_distribution "
                     "where deal_id = ? order by distribution_date, class_id",
                     [pseudo.deal_id],
-                ).fetchall()
+                ).fetchall(),
+                "deal": con.execute(
+                    "select distribution_date, reserve_account_ending_balance, "
+                    "overcollateralization_amount, overcollateralization_target_amount "
+                    "from marts.fct_distribution_date where deal_id = ? order by 1",
+                    [pseudo.deal_id],
+                ).fetchall(),
             }
         con.close()
     return out
