@@ -1,6 +1,7 @@
 """dbt's unit tests (dbt/models/**/_*unit_tests.yml: the waterfall's steps worked by hand) pass on
-the built warehouse, and one of them fails when its expectation is wrong."""
+the built warehouse, and a copy of one with a wrong expectation fails (one dbt invocation)."""
 
+import copy
 import os
 import shutil
 import subprocess
@@ -28,21 +29,19 @@ def _dbt_unit_tests(project: Path, warehouse: Path, scratch: Path) -> subprocess
     )  # fmt: skip
 
 
-def test_the_dbt_unit_tests_pass(built_warehouse, tmp_path):
-    result = _dbt_unit_tests(ROOT / "dbt", built_warehouse["published"], tmp_path)
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "PASS=7 " in result.stdout and "ERROR=0" in result.stdout
-
-
-def test_a_wrong_expectation_fails(built_warehouse, tmp_path):
+def test_the_dbt_unit_tests_pass_and_a_wrong_expectation_fails(built_warehouse, tmp_path):
     project = tmp_path / "dbt"
     shutil.copytree(ROOT / "dbt", project, ignore=shutil.ignore_patterns("target", "logs"))
     tests = project / "models" / "intermediate" / "_waterfall_unit_tests.yml"
     spec = yaml.safe_load(tests.read_text())
-    first = spec["unit_tests"][0]
-    first["expect"]["rows"][0]["balance_end_cents"] += 1  # one cent off
-    spec["unit_tests"] = [first]
+    wrong = copy.deepcopy(spec["unit_tests"][0])
+    wrong["name"] = f"{wrong['name']}_one_cent_off"
+    wrong["expect"]["rows"][0]["balance_end_cents"] += 1
+    spec["unit_tests"].append(wrong)
     tests.write_text(yaml.safe_dump(spec))
     result = _dbt_unit_tests(project, built_warehouse["published"], tmp_path)
-    assert result.returncode == 1
-    assert "FAIL 1" in result.stdout and "differs from" in result.stdout
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "PASS=7 " in result.stdout and "ERROR=1 " in result.stdout, result.stdout[-3000:]
+    failed = [line for line in result.stdout.splitlines() if "FAIL 1" in line]
+    assert len(failed) == 1 and wrong["name"] in failed[0]
+    assert "differs from" in result.stdout
