@@ -11,6 +11,7 @@ export DBT_PROJECT_DIR := $(CURDIR)/dbt
 export DBT_PROFILES_DIR := $(CURDIR)/dbt
 export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 export DO_NOT_TRACK := 1
+export UV_COMPILE_BYTECODE := 1
 export UV_PYTHON_DOWNLOADS := never
 
 .PHONY: install run dev test lint docs bench clean lock
