@@ -40,14 +40,30 @@ def pytest_collection_modifyitems(items) -> None:
     items.sort(key=rank)  # stable: each module keeps its own order
 
 
+def _manifest_is_current() -> bool:
+    """Whether dbt/target/manifest.json is newer than every file it is parsed from (the rule of
+    the Makefile's target, which `make test` has just applied)."""
+    manifest = DBT_DIR / "target" / "manifest.json"
+    if not manifest.exists():
+        return False
+    sources = [DBT_DIR / "dbt_project.yml"] + [
+        path
+        for folder in ("models", "macros", "tests", "seeds")
+        for path in (DBT_DIR / folder).rglob("*")
+        if path.is_file()
+    ]
+    return manifest.stat().st_mtime >= max(path.stat().st_mtime for path in sources)
+
+
 def _dbt_parse() -> None:
     dbt = Path(sys.executable).parent / "dbt"
     subprocess.run([str(dbt), "parse", "--quiet"], cwd=DBT_DIR, check=True)
 
 
-# The dbt manifest must exist before dagster_project.definitions is imported (STACK.md trap 1):
-# parsed once, by the main pytest process (before pytest-xdist starts its workers).
-if "PYTEST_XDIST_WORKER" not in os.environ:
+# The dbt manifest must exist and be current before dagster_project.definitions is imported
+# (STACK.md trap 1): parsed by the main pytest process (before pytest-xdist starts its workers)
+# unless it is.
+if "PYTEST_XDIST_WORKER" not in os.environ and not _manifest_is_current():
     _dbt_parse()
 
 
