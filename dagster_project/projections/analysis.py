@@ -116,7 +116,7 @@ def run_projection(
             row = con.execute(
                 "select amount from marts.rpt_servicer_certificate where deal_id = ? and "
                 "key = 'cumulative_net_losses_amount' and distribution_date = ?",
-                [deal.deal_id, _dates(deal, start, 0)],
+                [deal.deal_id, start.settlement_date],  # the starting Distribution Date
             ).fetchone()
             realized = Decimal(row[0]) if row and row[0] is not None else Decimal(0)
     finally:
@@ -131,21 +131,15 @@ def run_projection(
     return result
 
 
-def _dates(deal: Deal, start: waterfall.Opening, month: int):
-    for p in payment_periods(deal):
-        if p.period_number == start.period_number + month:
-            return p.distribution_date
-    return None
-
-
 def _run(deal, start, paths: Paths, scenarios: list[Scenario]) -> list[ScenarioResult]:
     call = round_cents(deal.initial_pool_balance * deal.clean_up_call_percent)
     projected = {s.name: pool_lines(project(paths, s), s, call) for s in scenarios}
     notes = waterfall.run(deal, start, projected)
+    calendar = {p.period_number: p.distribution_date for p in payment_periods(deal)}
     out = []
     for s in scenarios:
         pool = projected[s.name]
-        dates = {p.month: _dates(deal, start, p.month) for p in pool}
+        dates = {p.month: calendar.get(start.period_number + p.month) for p in pool}
         rows = notes[s.name]["notes"]
         classes = waterfall.class_results(deal, start, rows)
         out.append(ScenarioResult(s, pool, dates, rows, classes, notes[s.name]["deal"]))
