@@ -21,8 +21,17 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- Model config shared by the loan-level incremental models. -#}
+{#- Model config shared by the loan-level incremental models. On Spark (parquet tables, no
+    delete+insert) they are tables, every build computes every row. -#}
 {% macro loan_level_incremental_config() -%}
+    {{ return(adapter.dispatch('loan_level_incremental_config')()) }}
+{%- endmacro %}
+
+{% macro spark__loan_level_incremental_config() -%}
+    {{ config(materialized='table') }}
+{%- endmacro %}
+
+{% macro default__loan_level_incremental_config() -%}
     {{ config(
         materialized='incremental',
         incremental_strategy='delete+insert',

@@ -1,19 +1,23 @@
 {#-
-    Exact money arithmetic. DuckDB divides DECIMALs in DOUBLE, so every division that produces
-    money goes through integer cents: numerator and denominator are integers, the quotient is
-    rounded half away from zero (the same rule as dagster_project.money.div_half_up).
+    Exact money arithmetic. DuckDB divides DECIMALs in DOUBLE and Spark rounds a DECIMAL quotient
+    to six places, so every division that produces money goes through integer cents: numerator
+    and denominator are integers, the quotient is rounded half away from zero (the same rule as
+    dagster_project.money.div_half_up), the integer division exact on both engines
+    (macros/portable.sql floor_div).
 -#}
 {% macro div_half_up(numerator, denominator) -%}
+    {%- set n = '(' ~ numerator ~ ')::' ~ cents_type() -%}
+    {%- set d = '(' ~ denominator ~ ')::' ~ cents_type() -%}
     (case
         when ({{ numerator }}) >= 0
-            then (2 * ({{ numerator }})::hugeint + ({{ denominator }})) // (2 * ({{ denominator }})::hugeint)
-        else -((-2 * ({{ numerator }})::hugeint + ({{ denominator }})) // (2 * ({{ denominator }})::hugeint))
+            then {{ floor_div('2 * ' ~ n ~ ' + ' ~ d, '2 * ' ~ d) }}
+        else -{{ floor_div('-2 * ' ~ n ~ ' + ' ~ d, '2 * ' ~ d) }}
     end)
 {%- endmacro %}
 
 {#- An amount in DECIMAL(18, 2) as integer cents (exact). -#}
 {% macro to_cents(amount) -%}
-    (({{ amount }}) * 100)::hugeint
+    (({{ amount }}) * 100)::{{ cents_type() }}
 {%- endmacro %}
 
 {#- Integer cents back to DECIMAL(18, 2) (exact: multiplication, not division). -#}

@@ -23,7 +23,7 @@ tapes as (
         coalesce(bool_or(delivery_status = 'loaded' and file_kind = 'loan_status'), false) as is_tape_loaded,
         -- the latest rejected delivery, if it came after the loaded one (a rejected restatement
         -- leaves the loaded delivery standing)
-        arg_max(first_finding, received_at) filter (where delivery_status = 'rejected') as rejected_finding,
+        max_by(first_finding, received_at) filter (where delivery_status = 'rejected') as rejected_finding,
         max(received_at) filter (where delivery_status = 'rejected') as rejected_at,
         max(received_at) filter (where delivery_status = 'loaded') as loaded_at
     from deliveries
@@ -38,7 +38,7 @@ statuses as (
         calendar.distribution_date,
         coalesce(tapes.is_tape_loaded, false) as is_tape_loaded,
         tapes.rejected_finding,
-        coalesce(tapes.rejected_at > coalesce(tapes.loaded_at, '-infinity'::timestamptz), false)
+        tapes.rejected_at is not null and (tapes.loaded_at is null or tapes.rejected_at > tapes.loaded_at)
             as is_latest_delivery_rejected,
         tapes.deal_id is not null as is_delivered,
         coalesce(bool_and(coalesce(tapes.is_tape_loaded, false)) over so_far, false) as is_computable

@@ -23,12 +23,13 @@ computable_periods as (
 
 transactions as (
     -- the periods whose tape and every earlier one are loaded (a gap stops the fold)
-    select * from {{ ref('stg_servicer__payment_transactions') }}
-    where
-        {{ is_rebuilt() }}
-        and (deal_id, collection_period) in (
-            select (computable_periods.deal_id, computable_periods.collection_period) from computable_periods
-        )
+    select payments.*
+    from {{ ref('stg_servicer__payment_transactions') }} as payments
+    inner join computable_periods
+        on
+            payments.deal_id = computable_periods.deal_id
+            and payments.collection_period = computable_periods.collection_period
+    where {{ is_rebuilt('payments.deal_id', 'payments.collection_period') }}
 ),
 
 prior_state as (
@@ -38,30 +39,28 @@ prior_state as (
             deal_id,
             receivable_id,
             max(step_number) as last_step_number,
-            arg_max({
-                'balance_cents': balance_cents,
-                'unpaid_interest_cents': unpaid_interest_cents,
-                'fees_due_cents': fees_due_cents,
-                'last_accrual_date': last_accrual_date
-            }, step_number) as state
+            max_by(balance_cents, step_number) as balance_cents,
+            max_by(unpaid_interest_cents, step_number) as unpaid_interest_cents,
+            max_by(fees_due_cents, step_number) as fees_due_cents,
+            max_by(last_accrual_date, step_number) as last_accrual_date
         from {{ this }}
         where not coalesce({{ is_rebuilt() }}, false)
         group by deal_id, receivable_id
     {% else %}
         select
-            null::varchar as deal_id,
-            null::varchar as receivable_id,
+            null::string as deal_id,
+            null::string as receivable_id,
             null::bigint as last_step_number,
-            null::struct(
-                balance_cents bigint, unpaid_interest_cents bigint, fees_due_cents bigint,
-                last_accrual_date date
-            ) as state
+            null::bigint as balance_cents,
+            null::bigint as unpaid_interest_cents,
+            null::bigint as fees_due_cents,
+            null::date as last_accrual_date
         where false
     {% endif %}
 ),
 
-balance_events as materialized (
-    -- materialized: the fold below joins it once per step
+balance_events as {{ materialized_cte() }} (
+    -- materialized on DuckDB: the fold below joins it once per step
     select
         transactions.deal_id,
         transactions.receivable_id,
@@ -86,19 +85,16 @@ balance_events as materialized (
 
 starting as (
     -- where each fold starts: the state kept from the last build, or the Cutoff Date
-    -- (prior_state.state is a struct: its fields are not tables, hence the noqa for RF01)
     select
         schedule.deal_id,
         schedule.receivable_id,
         prior_state.receivable_id is null as is_new,
         coalesce(prior_state.last_step_number, 0)::bigint as step_number,
-        coalesce(
-            prior_state.state.balance_cents, {{ to_cents('schedule.cutoff_principal_balance') }}::bigint  -- noqa: RF01
-        ) as balance_cents,
-        coalesce(prior_state.state.unpaid_interest_cents, 0)::bigint as unpaid_interest_cents,  -- noqa: RF01
-        coalesce(prior_state.state.fees_due_cents, 0)::bigint as fees_due_cents,  -- noqa: RF01
-        coalesce(prior_state.state.last_accrual_date, schedule.cutoff_last_payment_date)  -- noqa: RF01
-            as last_accrual_date,
+        coalesce(prior_state.balance_cents, {{ to_cents('schedule.cutoff_principal_balance') }}::bigint)
+            as balance_cents,
+        coalesce(prior_state.unpaid_interest_cents, 0)::bigint as unpaid_interest_cents,
+        coalesce(prior_state.fees_due_cents, 0)::bigint as fees_due_cents,
+        coalesce(prior_state.last_accrual_date, schedule.cutoff_last_payment_date) as last_accrual_date,
         (schedule.apr * 1000000)::bigint as apr_e6
     from schedule
     left join prior_state
@@ -108,54 +104,9 @@ starting as (
 ),
 
 folded as (
-    -- one step per transaction, in order: the state after step n and the transaction of step
-    -- n + 1 give the state after step n + 1 (macros/simple_interest_step.sql). Each round of the
-    -- recursion takes every receivable one step further, so the work is linear in the steps.
-    select
-        deal_id,
-        receivable_id,
-        step_number,
-        null::varchar as collection_period,
-        null::varchar as transaction_type,
-        null::bigint as interest_paid_cents,
-        null::bigint as fees_paid_cents,
-        null::bigint as principal_paid_cents,
-        null::bigint as unapplied_cents,
-        balance_cents,
-        unpaid_interest_cents,
-        fees_due_cents,
-        last_accrual_date,
-        apr_e6
-    from starting
-    union all
-    select
-        deal_id,
-        receivable_id,
-        step.step_number,
-        step.collection_period,
-        step.transaction_type,
-        step.interest_paid_cents,
-        step.fees_paid_cents,
-        step.principal_paid_cents,
-        step.unapplied_cents,
-        step.balance_cents,
-        step.unpaid_interest_cents,
-        step.fees_due_cents,
-        step.last_accrual_date,
-        apr_e6
-    from (
-        select
-            previous.deal_id,
-            previous.receivable_id,
-            previous.apr_e6,
-            {{ simple_interest_step('previous', 'txn') }} as step
-        from folded as previous
-        inner join balance_events as txn
-            on
-                previous.deal_id = txn.deal_id
-                and previous.receivable_id = txn.receivable_id
-                and txn.step_number = previous.step_number + 1
-    ) as stepped
+    -- the starting state, then one step per transaction, in order: the state after step n and the
+    -- transaction of step n + 1 give the state after step n + 1 (macros/simple_interest_fold.sql)
+    {{ simple_interest_fold('starting', 'balance_events') }}
 ),
 
 cutoff_steps as (
@@ -164,7 +115,7 @@ cutoff_steps as (
         deal_id,
         receivable_id,
         0::bigint as step_number,
-        null::varchar as collection_period,
+        null::string as collection_period,
         'cutoff' as transaction_type,
         0::bigint as interest_paid_cents,
         0::bigint as fees_paid_cents,
@@ -179,13 +130,27 @@ cutoff_steps as (
 ),
 
 transaction_steps as (
-    select * exclude (apr_e6) from folded
+    select
+        deal_id,
+        receivable_id,
+        step_number,
+        collection_period,
+        transaction_type,
+        interest_paid_cents,
+        fees_paid_cents,
+        principal_paid_cents,
+        unapplied_cents,
+        balance_cents,
+        unpaid_interest_cents,
+        fees_due_cents,
+        last_accrual_date
+    from folded
     where transaction_type is not null  -- the starting states are not steps
 ),
 
 final as (
     select * from cutoff_steps
-    union all by name
+    union all
     select * from transaction_steps
 )
 

@@ -45,8 +45,8 @@ items as (
         min(period_number) as first_period_number,
         max(period_number) as last_period_number,
         count(*) as periods_differing,
-        arg_min(difference_amount, period_number) as first_difference_amount,
-        arg_max(difference_amount, period_number) as last_difference_amount
+        min_by(difference_amount, period_number) as first_difference_amount,
+        max_by(difference_amount, period_number) as last_difference_amount
     from numbered
     group by deal_id, receivable_id, figure, island
 ),

@@ -11,7 +11,7 @@ renamed as (
         -- ids
         deal_id,
         receivable_id,
-        sha256(coalesce(upper(trim(obligor_name)), '')) as obligor_key,
+        {{ sha256_hex("coalesce(upper(trim(obligor_name)), '')") }} as obligor_key,
         -- attributes
         vehicle_new_used,
         vehicle_new_used = 'new' as is_new_vehicle,

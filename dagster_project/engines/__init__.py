@@ -1,0 +1,1 @@
+"""The warehouse on another engine than DuckDB (docs/spark.md)."""

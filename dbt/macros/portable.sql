@@ -1,0 +1,69 @@
+{#-
+    The constructs that differ between the engines the project runs on (profiles.yml: DuckDB, the
+    default, and Apache Spark), one dispatched macro each (dbt's adapter.dispatch): the models use
+    these and no engine-only syntax. default__ is DuckDB.
+-#}
+
+{#- Integer cents wide enough for products of cents and rates (HUGEINT; Spark: DECIMAL(38, 0)). -#}
+{% macro cents_type() -%}{{ return(adapter.dispatch('cents_type')()) }}{%- endmacro %}
+{% macro default__cents_type() -%}hugeint{%- endmacro %}
+{% macro spark__cents_type() -%}decimal(38, 0){%- endmacro %}
+
+{#- Integer division of a non-negative integer by a positive one, exact (Spark's `div` returns
+    BIGINT and would overflow). -#}
+{% macro floor_div(numerator, denominator) -%}
+    {{ return(adapter.dispatch('floor_div')(numerator, denominator)) }}
+{%- endmacro %}
+{% macro default__floor_div(numerator, denominator) -%}(({{ numerator }}) // ({{ denominator }})){%- endmacro %}
+{% macro spark__floor_div(numerator, denominator) -%}
+    cast((({{ numerator }}) - pmod({{ numerator }}, {{ denominator }})) / ({{ denominator }}) as decimal(38, 0))
+{%- endmacro %}
+
+{#- SHA-256 of a string, as 64 hex digits. -#}
+{% macro sha256_hex(text) -%}{{ return(adapter.dispatch('sha256_hex')(text)) }}{%- endmacro %}
+{% macro default__sha256_hex(text) -%}sha256({{ text }}){%- endmacro %}
+{% macro spark__sha256_hex(text) -%}sha2({{ text }}, 256){%- endmacro %}
+
+{#- A struct from a Jinja dict of field name -> SQL expression (in the dict's order). -#}
+{% macro record(fields) -%}{{ return(adapter.dispatch('record')(fields)) }}{%- endmacro %}
+{% macro default__record(fields) -%}
+    {
+    {%- for name, expression in fields.items() %}
+        '{{ name }}': {{ expression }}{{ ',' if not loop.last }}
+    {%- endfor %}
+    }
+{%- endmacro %}
+{% macro spark__record(fields) -%}
+    named_struct(
+    {%- for name, expression in fields.items() %}
+        '{{ name }}', {{ expression }}{{ ',' if not loop.last }}
+    {%- endfor %}
+    )
+{%- endmacro %}
+
+{#- Strings joined with `separator` in the order of `order_by` (an aggregate). -#}
+{% macro ordered_string_agg(text, separator, order_by, distinct=false) -%}
+    {{ return(adapter.dispatch('ordered_string_agg')(text, separator, order_by, distinct)) }}
+{%- endmacro %}
+{% macro default__ordered_string_agg(text, separator, order_by, distinct) -%}
+    string_agg({{ 'distinct ' if distinct }}{{ text }}, {{ separator }} order by {{ order_by }})
+{%- endmacro %}
+{% macro spark__ordered_string_agg(text, separator, order_by, distinct) -%}
+    listagg({{ 'distinct ' if distinct }}{{ text }}, {{ separator }}) within group (order by {{ order_by }})
+{%- endmacro %}
+
+{#- Days from `start` to `end` (dates; negative when `end` is earlier). -#}
+{% macro days_between(start, end) -%}{{ return(adapter.dispatch('days_between')(start, end)) }}{%- endmacro %}
+{% macro default__days_between(start, end) -%}date_diff('day', {{ start }}, {{ end }}){%- endmacro %}
+{% macro spark__days_between(start, end) -%}datediff({{ end }}, {{ start }}){%- endmacro %}
+
+{#- `body` with `name` bound to the value of `value` (SQL has no `let`): a one-element list mapped
+    by a lambda. -#}
+{% macro let(name, value, body) -%}{{ return(adapter.dispatch('let')(name, value, body)) }}{%- endmacro %}
+{% macro default__let(name, value, body) -%}list_transform([{{ value }}], lambda {{ name }}: {{ body }})[1]{%- endmacro %}
+{% macro spark__let(name, value, body) -%}transform(array({{ value }}), {{ name }} -> {{ body }})[0]{%- endmacro %}
+
+{#- The keyword that makes DuckDB compute a CTE once (Spark decides that itself). -#}
+{% macro materialized_cte() -%}{{ return(adapter.dispatch('materialized_cte')()) }}{%- endmacro %}
+{% macro default__materialized_cte() -%}materialized{%- endmacro %}
+{% macro spark__materialized_cte() -%}{%- endmacro %}

@@ -1,0 +1,115 @@
+{#-
+    Every receivable's steps of the Simple Interest Method (macros/simple_interest_step.sql), in
+    order from its starting state: `starting` has one row per receivable (deal_id, receivable_id,
+    step_number, balance_cents, unpaid_interest_cents, fees_due_cents, last_accrual_date, apr_e6),
+    `events` one row per transaction (deal_id, receivable_id, step_number counting on from the
+    starting one, collection_period, transaction_date, transaction_type, amount_cents). Returns the
+    starting rows (transaction_type null) and one row per step, with the step's allocation and the
+    state after it, and apr_e6.
+
+    DuckDB: a recursive CTE (the model says `with recursive`), each round taking every receivable
+    one step further, so the work is linear in the steps. Spark: its recursive CTEs are slow and
+    bounded in depth, so each receivable's transactions are collected in step order and folded with
+    `aggregate`, the accumulator the list of steps so far.
+-#}
+{% macro simple_interest_fold(starting, events) -%}
+    {{ return(adapter.dispatch('simple_interest_fold')(starting, events)) }}
+{%- endmacro %}
+
+{% macro default__simple_interest_fold(starting, events) -%}
+    select
+        deal_id,
+        receivable_id,
+        step_number,
+        null::string as collection_period,
+        null::string as transaction_type,
+        null::bigint as interest_paid_cents,
+        null::bigint as fees_paid_cents,
+        null::bigint as principal_paid_cents,
+        null::bigint as unapplied_cents,
+        balance_cents,
+        unpaid_interest_cents,
+        fees_due_cents,
+        last_accrual_date,
+        apr_e6
+    from {{ starting }}
+    union all
+    select
+        deal_id,
+        receivable_id,
+        step.step_number,
+        step.collection_period,
+        step.transaction_type,
+        step.interest_paid_cents,
+        step.fees_paid_cents,
+        step.principal_paid_cents,
+        step.unapplied_cents,
+        step.balance_cents,
+        step.unpaid_interest_cents,
+        step.fees_due_cents,
+        step.last_accrual_date,
+        apr_e6
+    from (
+        select
+            previous.deal_id,
+            previous.receivable_id,
+            previous.apr_e6,
+            {{ simple_interest_step('previous', 'txn', 'previous.apr_e6') }} as step
+        from folded as previous
+        inner join {{ events }} as txn
+            on
+                previous.deal_id = txn.deal_id
+                and previous.receivable_id = txn.receivable_id
+                and txn.step_number = previous.step_number + 1
+    ) as stepped
+{%- endmacro %}
+
+{% macro spark__simple_interest_fold(starting, events) -%}
+    {%- set first_step = record({
+        'step_number': 'start.step_number',
+        'collection_period': 'null::string',
+        'transaction_type': 'null::string',
+        'interest_paid_cents': 'null::bigint',
+        'fees_paid_cents': 'null::bigint',
+        'principal_paid_cents': 'null::bigint',
+        'unapplied_cents': 'null::bigint',
+        'balance_cents': 'start.balance_cents',
+        'unpaid_interest_cents': 'start.unpaid_interest_cents',
+        'fees_due_cents': 'start.fees_due_cents',
+        'last_accrual_date': 'start.last_accrual_date'
+    }) -%}
+    select
+        start.deal_id,
+        start.receivable_id,
+        {%- for field in ['step_number', 'collection_period', 'transaction_type', 'interest_paid_cents',
+            'fees_paid_cents', 'principal_paid_cents', 'unapplied_cents', 'balance_cents',
+            'unpaid_interest_cents', 'fees_due_cents', 'last_accrual_date'] %}
+        step.{{ field }},
+        {%- endfor %}
+        start.apr_e6
+    from {{ starting }} as start
+    left join (
+        select
+            deal_id,
+            receivable_id,
+            array_sort(collect_list(named_struct(
+                'step_number', step_number,
+                'collection_period', collection_period,
+                'transaction_date', transaction_date,
+                'transaction_type', transaction_type,
+                'amount_cents', amount_cents
+            ))) as transactions
+        from {{ events }}
+        group by deal_id, receivable_id
+    ) as events_by_receivable
+        on start.deal_id = events_by_receivable.deal_id and start.receivable_id = events_by_receivable.receivable_id
+    lateral view explode(
+        aggregate(
+            coalesce(events_by_receivable.transactions, array()),
+            array({{ first_step }}),
+            (steps, txn) -> concat(steps, array(
+                {{ simple_interest_step('element_at(steps, -1)', 'txn', 'start.apr_e6') }}
+            ))
+        )
+    ) steps as step
+{%- endmacro %}
