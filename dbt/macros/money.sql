@@ -20,15 +20,21 @@
     (({{ amount }}) * 100)::{{ cents_type() }}
 {%- endmacro %}
 
-{#- Integer cents back to DECIMAL(18, 2) (exact: multiplication, not division). -#}
+{#- An integer in units of 10^-digits as a DECIMAL with `digits` decimals (exact: a
+    multiplication, not a division; the integer is first cast to DECIMAL(37 - digits, 0) so that the
+    product's precision stays within 38 digits and Spark keeps every decimal). -#}
+{% macro scaled(integer, digits) -%}
+    (({{ integer }})::decimal({{ 37 - digits }}, 0) * 0.{{ '0' * (digits - 1) }}1)
+{%- endmacro %}
+
+{#- Integer cents back to DECIMAL(18, 2) (exact). -#}
 {% macro from_cents(cents) -%}
-    (({{ cents }})::decimal(38, 0) * 0.01)::decimal(18, 2)
+    {{ scaled(cents, 2) }}::decimal(18, 2)
 {%- endmacro %}
 
 {#- A ratio of two cent amounts as a seven-digit decimal (Art. I "Note Pool Factor"), half up. -#}
 {% macro factor_7(numerator_cents, denominator_cents) -%}
-    ({{ div_half_up(numerator_cents ~ ' * 10000000', 'greatest(' ~ denominator_cents ~ ', 1)') }}::decimal(38, 0)
-        * 0.0000001)::decimal(12, 7)
+    {{ scaled(div_half_up(numerator_cents ~ ' * 10000000', 'greatest(' ~ denominator_cents ~ ', 1)'), 7) }}::decimal(12, 7)
 {%- endmacro %}
 
 {#- Simple Interest Method (Art. I): interest in cents on `balance_cents` at the APR (in millionths)
@@ -40,8 +46,7 @@
 {#- A ratio of two cent amounts as a percentage with ten decimals (exact integer division, half up):
     stored unrounded for analysts; documents round it where they print it. -#}
 {% macro percent_of(numerator_cents, denominator_cents) -%}
-    ({{ div_half_up('(' ~ numerator_cents ~ ') * 1000000000000', 'greatest(' ~ denominator_cents ~ ', 1)') }}::decimal(38, 0)
-        * 0.0000000001)::decimal(24, 10)
+    {{ scaled(div_half_up('(' ~ numerator_cents ~ ') * 1000000000000', 'greatest(' ~ denominator_cents ~ ', 1)'), 10) }}::decimal(24, 10)
 {%- endmacro %}
 
 {#- An amount in cents the waterfall carries in its `amounts` JSON (int_waterfall__distribution_dates),

@@ -67,3 +67,19 @@
 {% macro materialized_cte() -%}{{ return(adapter.dispatch('materialized_cte')()) }}{%- endmacro %}
 {% macro default__materialized_cte() -%}materialized{%- endmacro %}
 {% macro spark__materialized_cte() -%}{%- endmacro %}
+
+{#- The last non-null value of `expression` in a window frame (write `over ...` after it). -#}
+{% macro last_non_null(expression) -%}{{ return(adapter.dispatch('last_non_null')(expression)) }}{%- endmacro %}
+{% macro default__last_non_null(expression) -%}last_value({{ expression }} ignore nulls){%- endmacro %}
+{% macro spark__last_non_null(expression) -%}last_value({{ expression }}, true){%- endmacro %}
+
+{#- Every column of `relation` (a name in the FROM clause; all of them when none) but `columns`. -#}
+{% macro star_except(columns, relation=none) -%}
+    {{ return(adapter.dispatch('star_except')(columns, relation)) }}
+{%- endmacro %}
+{% macro default__star_except(columns, relation) -%}
+    {{ relation ~ '.' if relation }}* exclude ({{ columns | join(', ') }})
+{%- endmacro %}
+{% macro spark__star_except(columns, relation) -%}
+    {{ relation ~ '.' if relation }}* except ({{ columns | join(', ') }})
+{%- endmacro %}

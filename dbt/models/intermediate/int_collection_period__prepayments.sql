@@ -40,7 +40,7 @@ per_receivable as (
         ) as scheduled_principal_cents,
         {{ to_cents('periods.principal_collected_amount + periods.rebate_principal_amount') }}
             as principal_paid_cents,
-        greatest(datediff('month', schedule.first_payment_date, calendar.collection_period_start_date) + 1, 1)
+        greatest({{ month_boundaries('schedule.first_payment_date', 'calendar.collection_period_start_date') }} + 1, 1)
             as age_months
     from periods
     inner join schedule
@@ -94,18 +94,15 @@ select
     {{ from_cents('scheduled_principal_cents') }} as scheduled_principal_amount,
     {{ from_cents('prepaid_principal_cents') }} as prepaid_principal_amount,
     -- percent with ten decimals: a fraction in units of 1e-12 is a percent in units of 1e-10
-    (smm_e12::decimal(38, 0) * 0.0000000001)::decimal(24, 10) as single_month_mortality_percent,
+    {{ scaled('smm_e12', 10) }}::decimal(24, 10) as single_month_mortality_percent,
     -- CPR = 1 - (1 - SMM)^12 = 1 - s4 x s4 x s4 (s4 = (1 - SMM)^4)
-    (
-        (
-            1000000000000 - {{ div_half_up(div_half_up('survival_4_e12 * survival_4_e12', '1000000000000')
-                ~ ' * survival_4_e12', '1000000000000') }}
-        )::decimal(38, 0) * 0.0000000001
-    )::decimal(24, 10) as conditional_prepayment_rate_percent,
+    {{ scaled(
+        '1000000000000 - ' ~ div_half_up(div_half_up('survival_4_e12 * survival_4_e12', '1000000000000')
+            ~ ' * survival_4_e12', '1000000000000'),
+        10
+    ) }}::decimal(24, 10) as conditional_prepayment_rate_percent,
     pool_age_months,
     -- ABS = SMM / (1 + SMM x (age - 1)), half up
-    (
-        {{ div_half_up('smm_e12 * 1000000000000', '1000000000000 + smm_e12 * (pool_age_months - 1)') }}::decimal(38, 0)
-        * 0.0000000001
-    )::decimal(24, 10) as abs_speed_percent
+    {{ scaled(div_half_up('smm_e12 * 1000000000000', '1000000000000 + smm_e12 * (pool_age_months - 1)'), 10) }}::decimal(24, 10)
+        as abs_speed_percent
 from fourth_power

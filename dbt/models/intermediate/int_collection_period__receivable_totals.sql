@@ -34,10 +34,13 @@ earlier as (
         max_by(reported_ending_balance, period_number) as reported_ending_balance,
         max_by(is_outstanding, period_number) as is_outstanding,
         true as is_earlier
-    from {{ ref('fct_receivable_period') }}
+    from {{ ref('fct_receivable_period') }} as kept
     where
-        not ({{ is_rebuilt() }})
-        and (deal_id, receivable_id) in (select (rebuilt.deal_id, rebuilt.receivable_id) from rebuilt)
+        not ({{ is_rebuilt('kept.deal_id', 'kept.collection_period') }})
+        and exists (
+            select 1 from rebuilt
+            where rebuilt.deal_id = kept.deal_id and rebuilt.receivable_id = kept.receivable_id
+        )
     group by deal_id, receivable_id
 ),
 
@@ -51,8 +54,11 @@ receivable_history as (
             *,
             false as is_earlier
         from rebuilt
-        union all by name
-        select * from earlier
+        {%- if is_incremental() %}
+            -- incremental builds run on DuckDB only (macros/incremental.sql)
+            union all by name
+            select * from earlier
+        {%- endif %}
     ) as periods
     window receivable_order as (partition by deal_id, receivable_id order by period_number)
 ),

@@ -15,12 +15,13 @@ computable_periods as (
 tape as (
     -- the periods whose tape and every earlier one are loaded (balances carry forward: a period
     -- after a missing one is computed when that one arrives)
-    select * from {{ ref('stg_servicer__loan_status') }}
-    where
-        {{ is_rebuilt() }}
-        and (deal_id, collection_period) in (
-            select (computable_periods.deal_id, computable_periods.collection_period) from computable_periods
-        )
+    select loan_status.*
+    from {{ ref('stg_servicer__loan_status') }} as loan_status
+    inner join computable_periods
+        on
+            loan_status.deal_id = computable_periods.deal_id
+            and loan_status.collection_period = computable_periods.collection_period
+    where {{ is_rebuilt('loan_status.deal_id', 'loan_status.collection_period') }}
 ),
 
 calendar as (
@@ -88,7 +89,9 @@ spine as (
         schedule.apr,
         (schedule.apr * 1000000)::bigint as apr_e6,
         {{ to_cents('schedule.cutoff_principal_balance') }}::bigint as cutoff_balance_cents,
-        schedule.cutoff_last_payment_date
+        schedule.cutoff_last_payment_date,
+        -- EX-102 deliveries carry no payment transactions (with_state below)
+        (tape.source_format is distinct from 'ex102') as is_independently_recomputed
     from tape
     inner join calendar
         on tape.deal_id = calendar.deal_id and tape.collection_period = calendar.collection_period
@@ -110,18 +113,53 @@ spine as (
 ),
 
 with_state as (
+    -- EX-102 deliveries come without payment transactions: their receivable-periods take the
+    -- balance, collections and liquidations from the tape itself, and are marked not
+    -- independently recomputed. An omitted amount is no amount; Liquidation Proceeds are applied
+    -- as of the last day of the Collection Period (4.3), interest being paid through
+    -- interestPaidThroughDate (EX-102 reports neither the sale date nor unpaid interest).
     select
         spine.*,
-        coalesce(flows.interest_paid_cents, 0) as interest_paid_cents,
-        coalesce(flows.fees_paid_cents, 0) as fees_paid_cents,
-        coalesce(flows.payment_principal_cents, 0) as payment_principal_cents,
-        coalesce(flows.rebate_principal_cents, 0) as rebate_principal_cents,
-        flows.balance_cents as period_balance_cents,
-        flows.unpaid_interest_cents as period_unpaid_interest_cents,
-        flows.last_accrual_date as period_last_accrual_date,
-        coalesce(liquidations.gross_liquidation_amount, 0) as gross_liquidation_amount,
-        coalesce(liquidations.liquidation_expense_amount, 0) as liquidation_expense_amount,
-        liquidations.first_liquidation_date
+        case
+            when spine.is_independently_recomputed then coalesce(flows.interest_paid_cents, 0)
+            else {{ to_cents('coalesce(spine.reported_interest_collected_amount, 0)') }}
+        end as interest_paid_cents,
+        case
+            when spine.is_independently_recomputed then coalesce(flows.fees_paid_cents, 0)
+            else {{ to_cents('coalesce(spine.reported_fees_collected_amount, 0)') }}
+        end as fees_paid_cents,
+        case
+            when spine.is_independently_recomputed then coalesce(flows.payment_principal_cents, 0)
+            else {{ to_cents('coalesce(spine.reported_principal_collected_amount, 0)') }}
+        end as payment_principal_cents,
+        case
+            when spine.is_independently_recomputed then coalesce(flows.rebate_principal_cents, 0)
+            else {{ to_cents('coalesce(spine.reported_rebate_amount, 0)') }}
+        end as rebate_principal_cents,
+        case
+            when spine.is_independently_recomputed then flows.balance_cents
+            else {{ to_cents('spine.reported_beginning_balance
+                - coalesce(spine.reported_principal_collected_amount, 0)
+                - coalesce(spine.reported_rebate_amount, 0)') }}
+        end as period_balance_cents,
+        case when spine.is_independently_recomputed then flows.unpaid_interest_cents else 0 end
+            as period_unpaid_interest_cents,
+        case
+            when spine.is_independently_recomputed then flows.last_accrual_date
+            else spine.interest_paid_through_date
+        end as period_last_accrual_date,
+        case
+            when spine.is_independently_recomputed then coalesce(liquidations.gross_liquidation_amount, 0)
+            else coalesce(spine.reported_recovered_amount, 0)
+        end as gross_liquidation_amount,
+        case
+            when spine.is_independently_recomputed then coalesce(liquidations.liquidation_expense_amount, 0)
+            else coalesce(spine.reported_liquidation_expense_amount, 0)
+        end as liquidation_expense_amount,
+        case
+            when spine.is_independently_recomputed then liquidations.first_liquidation_date
+            when coalesce(spine.reported_recovered_amount, 0) > 0 then spine.collection_period_end_date
+        end as first_liquidation_date
     from spine
     left join period_flows as flows
         on
@@ -133,66 +171,6 @@ with_state as (
             spine.deal_id = liquidations.deal_id
             and spine.receivable_id = liquidations.receivable_id
             and spine.collection_period = liquidations.collection_period
-),
-
-with_recompute_flag as (
-    -- EX-102 deliveries carry no payment transactions (tape_fallback below)
-    select
-        *,
-        (source_format is distinct from 'ex102') as is_independently_recomputed
-    from with_state
-),
-
-tape_fallback as (
-    -- EX-102 deliveries come without payment transactions: their receivable-periods take the
-    -- balance, collections and liquidations from the tape itself, and are marked not
-    -- independently recomputed. An omitted amount is no amount; Liquidation Proceeds are applied
-    -- as of the last day of the Collection Period (4.3), interest being paid through
-    -- interestPaidThroughDate (EX-102 reports neither the sale date nor unpaid interest).
-    select
-        * replace (
-            case
-                when is_independently_recomputed then interest_paid_cents
-                else {{ to_cents('coalesce(reported_interest_collected_amount, 0)') }} end
-                as interest_paid_cents,
-            case
-                when is_independently_recomputed then fees_paid_cents
-                else {{ to_cents('coalesce(reported_fees_collected_amount, 0)') }} end
-                as fees_paid_cents,
-            case
-                when is_independently_recomputed then payment_principal_cents
-                else {{ to_cents('coalesce(reported_principal_collected_amount, 0)') }} end
-                as payment_principal_cents,
-            case
-                when is_independently_recomputed then rebate_principal_cents
-                else {{ to_cents('coalesce(reported_rebate_amount, 0)') }} end
-                as rebate_principal_cents,
-            case
-                when is_independently_recomputed then period_balance_cents
-                else {{ to_cents('reported_beginning_balance
-                    - coalesce(reported_principal_collected_amount, 0)
-                    - coalesce(reported_rebate_amount, 0)') }} end
-                as period_balance_cents,
-            case when is_independently_recomputed then period_unpaid_interest_cents else 0 end
-                as period_unpaid_interest_cents,
-            case
-                when is_independently_recomputed then period_last_accrual_date
-                else interest_paid_through_date
-            end as period_last_accrual_date,
-            case
-                when is_independently_recomputed then gross_liquidation_amount
-                else coalesce(reported_recovered_amount, 0)
-            end as gross_liquidation_amount,
-            case
-                when is_independently_recomputed then liquidation_expense_amount
-                else coalesce(reported_liquidation_expense_amount, 0)
-            end as liquidation_expense_amount,
-            case
-                when is_independently_recomputed then first_liquidation_date
-                when coalesce(reported_recovered_amount, 0) > 0 then collection_period_end_date
-            end as first_liquidation_date
-        )
-    from with_recompute_flag
 ),
 
 seeds as (
@@ -214,24 +192,27 @@ seeds as (
             select
                 deal_id,
                 receivable_id,
-                max_by({
-                    'period_number': period_number,
-                    'simple_interest_balance_cents': simple_interest_balance_cents,
-                    'unpaid_interest_cents': unpaid_interest_cents,
-                    'last_accrual_date': last_accrual_date,
-                    'known_default_period_number': known_default_period_number,
-                    'known_purchase_period_number': known_purchase_period_number
-                }, period_number) as receivable_last
-            from {{ this }}
+                max_by({{ record({
+                    'period_number': 'period_number',
+                    'simple_interest_balance_cents': 'simple_interest_balance_cents',
+                    'unpaid_interest_cents': 'unpaid_interest_cents',
+                    'last_accrual_date': 'last_accrual_date',
+                    'known_default_period_number': 'known_default_period_number',
+                    'known_purchase_period_number': 'known_purchase_period_number'
+                }) }}, period_number) as receivable_last
+            from {{ this }} as previous_build
             where
                 not coalesce({{ is_rebuilt() }}, false)
-                and (deal_id, receivable_id) in (select (spine.deal_id, spine.receivable_id) from spine)
+                and exists (
+                    select 1 from spine
+                    where spine.deal_id = previous_build.deal_id and spine.receivable_id = previous_build.receivable_id
+                )
             group by deal_id, receivable_id
         ) as kept
     {% else %}
         select
-            null::varchar as deal_id,
-            null::varchar as receivable_id,
+            null::string as deal_id,
+            null::string as receivable_id,
             true as is_seed,
             null::integer as period_number,
             null::bigint as period_balance_cents,
@@ -246,10 +227,16 @@ seeds as (
 seeded as (
     select
         *,
+        null::integer as prior_default_period_number,
+        null::integer as prior_purchase_period_number,
         false as is_seed
-    from tape_fallback
-    union all by name
-    select * from seeds
+    from with_state
+    {%- if is_incremental() %}
+        -- incremental builds run on DuckDB only (macros/incremental.sql): the seeds have only
+        -- the state columns
+        union all by name
+        select * from seeds
+    {%- endif %}
 ),
 
 events as (
@@ -271,25 +258,28 @@ carried as (
     -- state at the end of the period before gives the beginning balance.
     select
         *,
-        coalesce(last_value(period_balance_cents ignore nulls) over so_far, cutoff_balance_cents)
+        coalesce({{ last_non_null('period_balance_cents') }} over so_far, cutoff_balance_cents)
             as simple_interest_balance_cents,
-        coalesce(last_value(period_unpaid_interest_cents ignore nulls) over so_far, 0)
+        coalesce({{ last_non_null('period_unpaid_interest_cents') }} over so_far, 0)
             as unpaid_interest_cents,
         coalesce(
-            last_value(period_last_accrual_date ignore nulls) over so_far, cutoff_last_payment_date
+            {{ last_non_null('period_last_accrual_date') }} over so_far, cutoff_last_payment_date
         ) as last_accrual_date,
-        lag(period_number) over so_far as prior_period_number,
-        coalesce(last_value(period_balance_cents ignore nulls) over before_now, cutoff_balance_cents)
+        max(period_number) over before_now as prior_period_number,
+        coalesce({{ last_non_null('period_balance_cents') }} over before_now, cutoff_balance_cents)
             as prior_balance_cents,
         -- the first period of each event (the periods known from an earlier build first)
         coalesce(
             max(prior_purchase_period_number) over whole_history,
-            min(period_number) filter (where is_purchase_event) over whole_history
+            min(case when is_purchase_event then period_number end) over whole_history
         ) as purchase_period_number,
         coalesce(
             max(prior_default_period_number) over whole_history,
-            min(period_number) filter (
-                where is_delinquency_default or is_sale_default or is_uncollectible_default
+            min(
+                case
+                    when is_delinquency_default or is_sale_default or is_uncollectible_default
+                        then period_number
+                end
             ) over whole_history
         ) as default_event_period_number
     from events
@@ -375,10 +365,9 @@ final as (
         case when default_period_number <= period_number then default_period_number end
             as known_default_period_number,
         case when purchase_period_number <= period_number then purchase_period_number end
-            as known_purchase_period_number,
-        is_seed
+            as known_purchase_period_number
     from classified
+    where not is_seed
 )
 
-select * exclude (is_seed) from final
-where not is_seed
+select * from final

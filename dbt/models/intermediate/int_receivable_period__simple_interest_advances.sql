@@ -48,7 +48,7 @@ history as (
         greatest(
             {{ simple_interest_cents(to_cents('periods.beginning_balance'),
                 '(schedule.apr * 1000000)::bigint',
-                'calendar.collection_period_end_date - calendar.collection_period_start_date + 1') }}
+                days_between('calendar.collection_period_start_date', 'calendar.collection_period_end_date') ~ ' + 1') }}
             - {{ to_cents('periods.interest_collected_amount') }},
             0
         ) as scheduled_interest_shortfall_cents,

@@ -54,7 +54,7 @@ deals as (
             pool_periods.receivables_outstanding,
             pool_periods.initial_pool_balance,
             -- Exhibit A line 12 prints the coupon to two decimals (half up)
-            {{ from_cents(div_half_up('(pool_periods.weighted_average_coupon_percent * 10000000000)::hugeint',
+            {{ from_cents(div_half_up('(pool_periods.weighted_average_coupon_percent * 10000000000)::' ~ cents_type(),
                 '100000000')) }} as weighted_average_coupon_percent,
             pool_periods.weighted_average_original_term,
             pool_periods.weighted_average_remaining_term,
@@ -107,17 +107,17 @@ final as (
         calendar.actual_accrual_days,
         calendar.thirty_360_accrual_days,
         calendar.related_fiscal_quarter_end_date,
-        pool.* exclude (pool.deal_id, pool.collection_period{% if var('pool_inputs', 'tapes') == 'reported' %}, pool.distribution_date{% endif %}),
+        {{ star_except(['deal_id', 'collection_period'] + (['distribution_date'] if var('pool_inputs', 'tapes') == 'reported' else []), 'pool') }},
         -- Art. I "Overcollateralization Target Amount": a share of the cutoff Pool Balance, or of
         -- the Pool Balance at the end of the Collection Period with a floor as a share of the
         -- cutoff Pool Balance (older trusts of the shelf); half up to the cent
         {{ from_cents(
             "case deals.overcollateralization_base when 'cutoff' then "
-            ~ div_half_up(to_cents('deals.initial_pool_balance') ~ ' * (deals.overcollateralization_percent * 1000000000)::hugeint', '1000000000')
+            ~ div_half_up(to_cents('deals.initial_pool_balance') ~ ' * (deals.overcollateralization_percent * 1000000000)::' ~ cents_type(), '1000000000')
             ~ " else greatest("
-            ~ div_half_up(to_cents('pool.ending_pool_balance') ~ ' * (deals.overcollateralization_percent * 1000000000)::hugeint', '1000000000')
+            ~ div_half_up(to_cents('pool.ending_pool_balance') ~ ' * (deals.overcollateralization_percent * 1000000000)::' ~ cents_type(), '1000000000')
             ~ ", "
-            ~ div_half_up(to_cents('deals.initial_pool_balance') ~ ' * (deals.overcollateralization_floor_percent * 1000000000)::hugeint', '1000000000')
+            ~ div_half_up(to_cents('deals.initial_pool_balance') ~ ' * (deals.overcollateralization_floor_percent * 1000000000)::' ~ cents_type(), '1000000000')
             ~ ") end"
         ) }} as overcollateralization_target_amount
     from pool

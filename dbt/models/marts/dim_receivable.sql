@@ -28,7 +28,7 @@ outcomes as (
 
 final as (
     select
-        schedule.* exclude (schedule.obligor_key),
+        {{ star_except(['obligor_key'], 'schedule') }},
         schedule.obligor_key,
         case
             when outcomes.purchase_collection_period is not null then 'purchased'

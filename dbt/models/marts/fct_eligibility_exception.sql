@@ -16,10 +16,10 @@ per_representation as (
         deal_id,
         receivable_id,
         representation,
-        string_agg(distinct suite_name, ', ' order by suite_name) as suite_name,
-        string_agg(expectation_name, '; ' order by expectation_name) as expectation_name,
-        string_agg(rule_text, '; ' order by expectation_name) as rule_text,
-        string_agg(observed_value, '; ' order by expectation_name) as observed_value,
+        {{ ordered_string_agg('suite_name', "', '", 'suite_name', distinct=true) }} as suite_name,
+        {{ ordered_string_agg('expectation_name', "'; '", 'expectation_name') }} as expectation_name,
+        {{ ordered_string_agg('rule_text', "'; '", 'expectation_name') }} as rule_text,
+        {{ ordered_string_agg('observed_value', "'; '", 'expectation_name') }} as observed_value,
         any_value(schedule_delivery_id) as schedule_delivery_id,
         min(discovered_date) as discovered_date
     from exceptions

@@ -46,7 +46,7 @@ final as (
         -- dates
         calendar.distribution_date,
         -- rates
-        (class_amounts.note_rate_nanos::decimal(38, 0) * 0.000000001)::decimal(12, 9) as note_rate,
+        {{ scaled('class_amounts.note_rate_nanos', 9) }}::decimal(12, 9) as note_rate,
         -- amounts
         {{ from_cents('class_amounts.balance_begin_cents') }} as beginning_balance,
         class_amounts.monthly_interest_amount,

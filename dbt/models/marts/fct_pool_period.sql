@@ -42,11 +42,11 @@ per_period as (
     -- only the Collection Periods the loan-level models computed: every earlier tape is loaded
     -- (int_collection_period__tape_status)
     select
-        * exclude (
-            period_number, receivable_periods_tested, not_recomputed_count,
-            servicer_roll_forward_break_count, servicer_continuity_break_count,
-            charge_off_mismatch_count, extension_beyond_final_date_count, missing_receivable_count
-        )
+        {{ star_except([
+            'period_number', 'receivable_periods_tested', 'not_recomputed_count',
+            'servicer_roll_forward_break_count', 'servicer_continuity_break_count',
+            'charge_off_mismatch_count', 'extension_beyond_final_date_count', 'missing_receivable_count'
+        ]) }}
     from period_totals
 ),
 
@@ -72,11 +72,10 @@ rolled as (
             lag(per_period.ending_pool_balance) over (partition by calendar.deal_id order by calendar.period_number),
             cutoff.initial_pool_balance
         ) as beginning_pool_balance,
-        per_period.*
-        exclude (
-            per_period.deal_id, per_period.collection_period, per_period.apr_weighted_cents,
-            per_period.original_term_weighted_cents, per_period.remaining_term_weighted_cents
-        ),
+        {{ star_except([
+            'deal_id', 'collection_period', 'apr_weighted_cents',
+            'original_term_weighted_cents', 'remaining_term_weighted_cents'
+        ], 'per_period') }},
         coalesce(prepayments.scheduled_principal_amount, 0) as scheduled_principal_amount,
         coalesce(prepayments.prepaid_principal_amount, 0) as prepaid_principal_amount,
         coalesce(prepayments.single_month_mortality_percent, 0) as single_month_mortality_percent,

@@ -36,7 +36,7 @@ amounts as (
                 then {{ to_cents('coalesce(reported_purchase_amount, 0)') }} - simple_interest_balance_cents
             when is_purchase_period
                 then unpaid_interest_cents + {{ simple_interest_cents(
-                    'simple_interest_balance_cents', 'apr_e6_value', 'distribution_date - last_accrual_date') }}
+                    'simple_interest_balance_cents', 'apr_e6_value', days_between('last_accrual_date', 'distribution_date')) }}
             else 0
         end as purchase_interest_cents,
         case
@@ -48,7 +48,7 @@ amounts as (
         case
             when is_default_period and first_liquidation_date is not null
                 then unpaid_interest_cents + {{ simple_interest_cents(
-                    'simple_interest_balance_cents', 'apr_e6_value', 'first_liquidation_date - last_accrual_date') }}
+                    'simple_interest_balance_cents', 'apr_e6_value', days_between('last_accrual_date', 'first_liquidation_date')) }}
             else 0
         end as liquidation_interest_due_cents
     from (

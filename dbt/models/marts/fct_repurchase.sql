@@ -22,12 +22,12 @@ all_balances as (
 -- are read for them alone
 balances as (
     select * from all_balances
-    where (deal_id, receivable_id) in (select (exceptions.deal_id, exceptions.receivable_id) from exceptions)
+    where (deal_id, receivable_id) in (select exceptions.deal_id, exceptions.receivable_id from exceptions)
 ),
 
 receivable_periods as (
     select * from {{ ref('fct_receivable_period') }}
-    where (deal_id, receivable_id) in (select (exceptions.deal_id, exceptions.receivable_id) from exceptions)
+    where (deal_id, receivable_id) in (select exceptions.deal_id, exceptions.receivable_id from exceptions)
 ),
 
 breached as (
@@ -36,7 +36,7 @@ breached as (
     select
         deal_id,
         receivable_id,
-        string_agg(representation, ', ' order by representation) as representations,
+        {{ ordered_string_agg('representation', "', '", 'representation') }} as representations,
         min(discovered_date) as discovered_date
     from exceptions
     group by deal_id, receivable_id
@@ -120,7 +120,7 @@ purchase_amounts as (
         case
             when simple_interest_balance_cents > 0
                 then unpaid_interest_cents + {{ simple_interest_cents(
-                    'simple_interest_balance_cents', 'apr_e6', 'due_distribution_date - last_accrual_date') }}
+                    'simple_interest_balance_cents', 'apr_e6', days_between('last_accrual_date', 'due_distribution_date')) }}
             else 0
         end as purchase_finance_charge_cents
     from at_due

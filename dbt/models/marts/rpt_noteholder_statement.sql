@@ -46,7 +46,7 @@ delinquency as (
         14 as item_order,
         '(xiv)' as item,
         buckets.description,
-        null::varchar as class_id,
+        null::string as class_id,
         buckets.detail_order,
         buckets.kind,
         case buckets.detail_order
@@ -111,7 +111,7 @@ per_date_items as (
         items.item_order,
         items.item,
         items.description,
-        null::varchar as class_id,
+        null::string as class_id,
         items.detail_order,
         items.kind,
         per_date.amount

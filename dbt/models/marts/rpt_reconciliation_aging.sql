@@ -103,10 +103,10 @@ select
     resolved_collection_period,
     appeared_on,
     resolved_on,
-    date_diff('day', appeared_on, coalesce(resolved_on, latest_loaded_period_end_date)) as age_days,
+    {{ days_between('appeared_on', 'coalesce(resolved_on, latest_loaded_period_end_date)') }} as age_days,
     resolved_on is not null as is_resolved,
-    coalesce(date_diff('day', appeared_on, resolved_on) <= 30, false) as is_resolved_within_30_days,
-    coalesce(date_diff('day', appeared_on, resolved_on) <= 90, false) as is_resolved_within_90_days,
+    coalesce({{ days_between('appeared_on', 'resolved_on') }} <= 30, false) as is_resolved_within_30_days,
+    coalesce({{ days_between('appeared_on', 'resolved_on') }} <= 90, false) as is_resolved_within_90_days,
     -- 1122(d)(2)(vii): an item open, or resolved, after more than 90 days is late
-    date_diff('day', appeared_on, coalesce(resolved_on, latest_loaded_period_end_date)) > 90 as is_late
+    {{ days_between('appeared_on', 'coalesce(resolved_on, latest_loaded_period_end_date)') }} > 90 as is_late
 from aged

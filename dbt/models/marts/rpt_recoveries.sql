@@ -70,10 +70,8 @@ select
     {{ percent_of('coalesce(recovered.proceeds_cents, 0)', 'cohorts.defaulted_cents') }}
         as recovery_rate_percent,
     -- months from the period of default to the receipt, weighted by the proceeds (ten decimals)
-    (
-        {{ div_half_up('coalesce(recovered.proceeds_months_cents, 0) * 10000000000', 'greatest(coalesce(recovered.proceeds_cents, 0), 1)') }}::decimal(38, 0)
-        * 0.0000000001
-    )::decimal(24, 10) as weighted_recovery_lag_months,
+    {{ scaled(div_half_up('coalesce(recovered.proceeds_months_cents, 0) * 10000000000', 'greatest(coalesce(recovered.proceeds_cents, 0), 1)'), 10) }}::decimal(24, 10)
+        as weighted_recovery_lag_months,
     recovered.last_receipt_months_after_default
 from cohorts
 left join recovered

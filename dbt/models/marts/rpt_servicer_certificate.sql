@@ -123,14 +123,14 @@ final as (
         layout.line_kind as kind,
         all_values.amount,
         case
-            when layout.line_kind = 'money' then all_values.amount::decimal(18, 2)::varchar
-            when layout.line_kind = 'count' then all_values.amount::bigint::varchar
-            when layout.line_kind = 'factor' then all_values.amount::decimal(12, 7)::varchar
-            when layout.line_kind = 'rate' then all_values.amount::decimal(12, 5)::varchar
+            when layout.line_kind = 'money' then all_values.amount::decimal(18, 2)::string
+            when layout.line_kind = 'count' then all_values.amount::bigint::string
+            when layout.line_kind = 'factor' then all_values.amount::decimal(12, 7)::string
+            when layout.line_kind = 'rate' then all_values.amount::decimal(12, 5)::string
             when layout.line_kind = 'flag' then case all_values.amount when 1 then 'Yes' when 0 then 'No' end
             -- a weighted average of an empty pool has no meaning
-            when layout.line_kind in ('percent', 'months') then coalesce(all_values.amount::decimal(18, 2)::varchar, 'N/A')
-            else all_values.amount::decimal(18, 2)::varchar
+            when layout.line_kind in ('percent', 'months') then coalesce(all_values.amount::decimal(18, 2)::string, 'N/A')
+            else all_values.amount::decimal(18, 2)::string
         end as value
     from dates
     inner join layout on dates.deal_id = layout.deal_id

@@ -26,7 +26,7 @@
         when remaining_term_months <= 48 then '37-48 months' when remaining_term_months <= 60 then '49-60 months'
         else 'over 60 months' end",
     'vehicle': 'vehicle_new_used',
-    'model year': 'vehicle_model_year::varchar',
+    'model year': 'vehicle_model_year::string',
     'state': 'obligor_state'
 } %}
 
@@ -112,8 +112,6 @@ select
         as balance_share_percent,
     -- APR in millionths x cents over cents: a percent with ten decimals
     {{ percent_of('apr_weighted_cents', 'balance_cents * 1000000') }} as weighted_average_apr_percent,
-    (
-        {{ div_half_up('remaining_term_weighted_cents * 10000000000', 'greatest(balance_cents, 1)') }}::decimal(38, 0)
-        * 0.0000000001
-    )::decimal(24, 10) as weighted_average_remaining_term_months
+    {{ scaled(div_half_up('remaining_term_weighted_cents * 10000000000', 'greatest(balance_cents, 1)'), 10) }}::decimal(24, 10)
+        as weighted_average_remaining_term_months
 from strata
