@@ -15,6 +15,13 @@
     end)
 {%- endmacro %}
 
+{#- An integer as the wide integer type, before it is multiplied by a large factor: Spark
+    multiplies BIGINTs in BIGINT and, with ANSI mode off (as dbt-spark runs it), wraps around on
+    overflow. -#}
+{% macro widened(integer) -%}
+    ({{ integer }})::{{ cents_type() }}
+{%- endmacro %}
+
 {#- An amount in DECIMAL(18, 2) as integer cents (exact). -#}
 {% macro to_cents(amount) -%}
     (({{ amount }}) * 100)::{{ cents_type() }}
@@ -34,7 +41,7 @@
 
 {#- A ratio of two cent amounts as a seven-digit decimal (Art. I "Note Pool Factor"), half up. -#}
 {% macro factor_7(numerator_cents, denominator_cents) -%}
-    {{ scaled(div_half_up(numerator_cents ~ ' * 10000000', 'greatest(' ~ denominator_cents ~ ', 1)'), 7) }}::decimal(12, 7)
+    {{ scaled(div_half_up(widened(numerator_cents) ~ ' * 10000000', 'greatest(' ~ denominator_cents ~ ', 1)'), 7) }}::decimal(12, 7)
 {%- endmacro %}
 
 {#- Simple Interest Method (Art. I): interest in cents on `balance_cents` at the APR (in millionths)
@@ -46,7 +53,7 @@
 {#- A ratio of two cent amounts as a percentage with ten decimals (exact integer division, half up):
     stored unrounded for analysts; documents round it where they print it. -#}
 {% macro percent_of(numerator_cents, denominator_cents) -%}
-    {{ scaled(div_half_up('(' ~ numerator_cents ~ ') * 1000000000000', 'greatest(' ~ denominator_cents ~ ', 1)'), 10) }}::decimal(24, 10)
+    {{ scaled(div_half_up(widened(numerator_cents) ~ ' * 1000000000000', 'greatest(' ~ denominator_cents ~ ', 1)'), 10) }}::decimal(24, 10)
 {%- endmacro %}
 
 {#- An amount in cents the waterfall carries in its `amounts` JSON (int_waterfall__distribution_dates),

@@ -83,3 +83,10 @@
 {% macro spark__star_except(columns, relation) -%}
     {{ relation ~ '.' if relation }}* except ({{ columns | join(', ') }})
 {%- endmacro %}
+
+{#- The investor analytics (rpt_roll_rates, rpt_vintage_curves, ...): views on DuckDB (computed
+    when read, from the marts of the same file); tables on Spark, where a view would be recomputed
+    across the cluster by every reader. -#}
+{% macro analytics_materialization() -%}{{ return(adapter.dispatch('analytics_materialization')()) }}{%- endmacro %}
+{% macro default__analytics_materialization() -%}{{ return('view') }}{%- endmacro %}
+{% macro spark__analytics_materialization() -%}{{ return('table') }}{%- endmacro %}

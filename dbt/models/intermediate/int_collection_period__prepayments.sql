@@ -65,7 +65,7 @@ speeds as (
     -- the SMM as an integer fraction in units of 1e-12 (half up): exact arithmetic from here on
     select
         *,
-        {{ div_half_up('prepaid_principal_cents * 1000000000000', 'greatest(beginning_cents - scheduled_principal_cents, 1)') }}
+        {{ div_half_up(widened('prepaid_principal_cents') ~ ' * 1000000000000', 'greatest(beginning_cents - scheduled_principal_cents, 1)') }}
             as smm_e12,
         -- the pool's age in whole months (balance-weighted, half up)
         {{ div_half_up('age_weighted_cents', 'greatest(beginning_cents, 1)') }} as pool_age_months

@@ -25,6 +25,7 @@ deals as (
     select * from {{ ref('stg_deal__deals') }}
 ),
 
+{% if is_incremental() %}
 earlier as (
     -- each rebuilt receivable's last receivable-period before the rebuild (none in a full build)
     select
@@ -43,6 +44,7 @@ earlier as (
         )
     group by deal_id, receivable_id
 ),
+{% endif %}
 
 receivable_history as (
     select

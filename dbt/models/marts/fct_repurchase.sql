@@ -22,12 +22,22 @@ all_balances as (
 -- are read for them alone
 balances as (
     select * from all_balances
-    where (deal_id, receivable_id) in (select exceptions.deal_id, exceptions.receivable_id from exceptions)
+    where (deal_id, receivable_id) in (
+        select
+            exceptions.deal_id,
+            exceptions.receivable_id
+        from exceptions
+    )
 ),
 
 receivable_periods as (
     select * from {{ ref('fct_receivable_period') }}
-    where (deal_id, receivable_id) in (select exceptions.deal_id, exceptions.receivable_id from exceptions)
+    where (deal_id, receivable_id) in (
+        select
+            exceptions.deal_id,
+            exceptions.receivable_id
+        from exceptions
+    )
 ),
 
 breached as (

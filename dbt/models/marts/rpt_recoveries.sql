@@ -3,7 +3,7 @@
 -- receivables to date (Art. I "Liquidation Proceeds", net of expenses), the recovery rate and the
 -- proceeds-weighted lag in months from the period of default to the period of receipt.
 -- Rates are exact (integer cents, half up at ten decimals, money.sql's percent_of).
-{{ config(materialized='view') }}
+{{ config(materialized=analytics_materialization()) }}
 
 with
 
@@ -70,7 +70,7 @@ select
     {{ percent_of('coalesce(recovered.proceeds_cents, 0)', 'cohorts.defaulted_cents') }}
         as recovery_rate_percent,
     -- months from the period of default to the receipt, weighted by the proceeds (ten decimals)
-    {{ scaled(div_half_up('coalesce(recovered.proceeds_months_cents, 0) * 10000000000', 'greatest(coalesce(recovered.proceeds_cents, 0), 1)'), 10) }}::decimal(24, 10)
+    {{ scaled(div_half_up(widened('coalesce(recovered.proceeds_months_cents, 0)') ~ ' * 10000000000', 'greatest(coalesce(recovered.proceeds_cents, 0), 1)'), 10) }}::decimal(24, 10)
         as weighted_recovery_lag_months,
     recovered.last_receipt_months_after_default
 from cohorts

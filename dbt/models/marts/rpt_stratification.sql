@@ -4,7 +4,7 @@
 -- new or used vehicle, vehicle model year and obligor state: the count, the Principal Balance,
 -- its share of the pool, the weighted average APR (percent) and remaining term (months). Shares
 -- and averages are exact (integer cents, half up at ten decimals, money.sql's percent_of).
-{{ config(materialized='view') }}
+{{ config(materialized=analytics_materialization()) }}
 
 {%- set dimensions = {
     'credit score': "case when obligor_credit_score is null then 'none'
@@ -112,6 +112,6 @@ select
         as balance_share_percent,
     -- APR in millionths x cents over cents: a percent with ten decimals
     {{ percent_of('apr_weighted_cents', 'balance_cents * 1000000') }} as weighted_average_apr_percent,
-    {{ scaled(div_half_up('remaining_term_weighted_cents * 10000000000', 'greatest(balance_cents, 1)'), 10) }}::decimal(24, 10)
+    {{ scaled(div_half_up(widened('remaining_term_weighted_cents') ~ ' * 10000000000', 'greatest(balance_cents, 1)'), 10) }}::decimal(24, 10)
         as weighted_average_remaining_term_months
 from strata
