@@ -10,9 +10,7 @@
     {{ return(adapter.dispatch('register_sources')()) }}
 {%- endmacro %}
 
-{% macro default__register_sources() -%}
-    select 1
-{%- endmacro %}
+{% macro default__register_sources() -%}{%- endmacro %}
 
 {% macro spark__register_sources() -%}
     {%- set root = env_var('CAOT_SPARK_SOURCES', '../data/spark/sources') -%}
@@ -33,5 +31,4 @@
             ) -%}
         {%- endfor -%}
     {%- endif -%}
-    select 1
 {%- endmacro %}
