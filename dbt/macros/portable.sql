@@ -54,7 +54,7 @@
 
 {#- Days from `start` to `end` (dates; negative when `end` is earlier). -#}
 {% macro days_between(start, end) -%}{{ return(adapter.dispatch('days_between')(start, end)) }}{%- endmacro %}
-{% macro default__days_between(start, end) -%}date_diff('day', {{ start }}, {{ end }}){%- endmacro %}
+{% macro default__days_between(start, end) -%}({{ end }} - {{ start }}){%- endmacro %}
 {% macro spark__days_between(start, end) -%}datediff({{ end }}, {{ start }}){%- endmacro %}
 
 {#- `body` with `name` bound to the value of `value` (SQL has no `let`): a one-element list mapped

@@ -23,13 +23,15 @@ computable_periods as (
 
 transactions as (
     -- the periods whose tape and every earlier one are loaded (a gap stops the fold)
-    select payments.*
-    from {{ ref('stg_servicer__payment_transactions') }} as payments
-    inner join computable_periods
-        on
-            payments.deal_id = computable_periods.deal_id
-            and payments.collection_period = computable_periods.collection_period
-    where {{ is_rebuilt('payments.deal_id', 'payments.collection_period') }}
+    select * from {{ ref('stg_servicer__payment_transactions') }}
+    where
+        {{ is_rebuilt() }}
+        and (deal_id, collection_period) in (
+            select
+                computable_periods.deal_id,
+                computable_periods.collection_period
+            from computable_periods
+        )
 ),
 
 prior_state as (

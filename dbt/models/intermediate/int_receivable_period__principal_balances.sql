@@ -15,13 +15,15 @@ computable_periods as (
 tape as (
     -- the periods whose tape and every earlier one are loaded (balances carry forward: a period
     -- after a missing one is computed when that one arrives)
-    select loan_status.*
-    from {{ ref('stg_servicer__loan_status') }} as loan_status
-    inner join computable_periods
-        on
-            loan_status.deal_id = computable_periods.deal_id
-            and loan_status.collection_period = computable_periods.collection_period
-    where {{ is_rebuilt('loan_status.deal_id', 'loan_status.collection_period') }}
+    select * from {{ ref('stg_servicer__loan_status') }}
+    where
+        {{ is_rebuilt() }}
+        and (deal_id, collection_period) in (
+            select
+                computable_periods.deal_id,
+                computable_periods.collection_period
+            from computable_periods
+        )
 ),
 
 calendar as (
