@@ -61,7 +61,7 @@ def spark_build(built_warehouse, tmp_path_factory) -> tuple[Path, Path]:
 
     folder = tmp_path_factory.mktemp("spark")
     parquet_sources.write(built_warehouse["published"], folder / "sources")
-    result = dbt_on_spark(folder, "run", "--selector", "spark_portable")
+    result = dbt_on_spark(folder, "build", "--selector", "spark_portable")  # seed, models, tests
     assert result.returncode == 0, result.stdout[-4000:]
     return built_warehouse["published"], folder / "spark"
 
