@@ -7,7 +7,7 @@
     reads (the reconciliation tables exist only in reconciliation mode).
 -#}
 {% macro register_sources() -%}
-    {{ return(adapter.dispatch('register_sources')()) }}
+    {{ return(adapter.dispatch('register_sources', 'caot')()) }}
 {%- endmacro %}
 
 {% macro default__register_sources() -%}{%- endmacro %}

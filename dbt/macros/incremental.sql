@@ -24,7 +24,7 @@
 {#- Model config shared by the loan-level incremental models. On Spark (parquet tables, no
     delete+insert) they are tables, every build computes every row. -#}
 {% macro loan_level_incremental_config() -%}
-    {{ return(adapter.dispatch('loan_level_incremental_config')()) }}
+    {{ return(adapter.dispatch('loan_level_incremental_config', 'caot')()) }}
 {%- endmacro %}
 
 {% macro spark__loan_level_incremental_config() -%}

@@ -1,18 +1,20 @@
 {#-
     The constructs that differ between the engines the project runs on (profiles.yml: DuckDB, the
-    default, and Apache Spark), one dispatched macro each (dbt's adapter.dispatch): the models use
-    these and no engine-only syntax. default__ is DuckDB.
+    default, and Apache Spark), one dispatched macro each (dbt's adapter.dispatch); default__ is
+    DuckDB. The other dispatched macros: simple_interest_fold, loan_level_incremental_config and
+    register_sources. The models of the selector spark_portable use no engine-only syntax outside
+    them (DuckDB's incremental branches aside); the distribution waterfall is DuckDB's only.
 -#}
 
 {#- Integer cents wide enough for products of cents and rates (HUGEINT; Spark: DECIMAL(38, 0)). -#}
-{% macro cents_type() -%}{{ return(adapter.dispatch('cents_type')()) }}{%- endmacro %}
+{% macro cents_type() -%}{{ return(adapter.dispatch('cents_type', 'caot')()) }}{%- endmacro %}
 {% macro default__cents_type() -%}hugeint{%- endmacro %}
 {% macro spark__cents_type() -%}decimal(38, 0){%- endmacro %}
 
 {#- Integer division of a non-negative integer by a positive one, exact (Spark's `div` returns
     BIGINT and would overflow). -#}
 {% macro floor_div(numerator, denominator) -%}
-    {{ return(adapter.dispatch('floor_div')(numerator, denominator)) }}
+    {{ return(adapter.dispatch('floor_div', 'caot')(numerator, denominator)) }}
 {%- endmacro %}
 {% macro default__floor_div(numerator, denominator) -%}(({{ numerator }}) // ({{ denominator }})){%- endmacro %}
 {% macro spark__floor_div(numerator, denominator) -%}
@@ -25,7 +27,7 @@
 {% macro spark__sha256_hex(text) -%}sha2({{ text }}, 256){%- endmacro %}
 
 {#- A struct from a Jinja dict of field name -> SQL expression (in the dict's order). -#}
-{% macro record(fields) -%}{{ return(adapter.dispatch('record')(fields)) }}{%- endmacro %}
+{% macro record(fields) -%}{{ return(adapter.dispatch('record', 'caot')(fields)) }}{%- endmacro %}
 {% macro default__record(fields) -%}
     {
     {%- for name, expression in fields.items() %}
@@ -43,7 +45,7 @@
 
 {#- Strings joined with `separator` in the order of `order_by` (an aggregate). -#}
 {% macro ordered_string_agg(text, separator, order_by, distinct=false) -%}
-    {{ return(adapter.dispatch('ordered_string_agg')(text, separator, order_by, distinct)) }}
+    {{ return(adapter.dispatch('ordered_string_agg', 'caot')(text, separator, order_by, distinct)) }}
 {%- endmacro %}
 {% macro default__ordered_string_agg(text, separator, order_by, distinct) -%}
     string_agg({{ 'distinct ' if distinct }}{{ text }}, {{ separator }} order by {{ order_by }})
@@ -53,29 +55,29 @@
 {%- endmacro %}
 
 {#- Days from `start` to `end` (dates; negative when `end` is earlier). -#}
-{% macro days_between(start, end) -%}{{ return(adapter.dispatch('days_between')(start, end)) }}{%- endmacro %}
+{% macro days_between(start, end) -%}{{ return(adapter.dispatch('days_between', 'caot')(start, end)) }}{%- endmacro %}
 {% macro default__days_between(start, end) -%}({{ end }} - {{ start }}){%- endmacro %}
 {% macro spark__days_between(start, end) -%}datediff({{ end }}, {{ start }}){%- endmacro %}
 
 {#- `body` with `name` bound to the value of `value` (SQL has no `let`): a one-element list mapped
     by a lambda. -#}
-{% macro let(name, value, body) -%}{{ return(adapter.dispatch('let')(name, value, body)) }}{%- endmacro %}
+{% macro let(name, value, body) -%}{{ return(adapter.dispatch('let', 'caot')(name, value, body)) }}{%- endmacro %}
 {% macro default__let(name, value, body) -%}list_transform([{{ value }}], lambda {{ name }}: {{ body }})[1]{%- endmacro %}
 {% macro spark__let(name, value, body) -%}transform(array({{ value }}), {{ name }} -> {{ body }})[0]{%- endmacro %}
 
 {#- The keyword that makes DuckDB compute a CTE once (Spark decides that itself). -#}
-{% macro materialized_cte() -%}{{ return(adapter.dispatch('materialized_cte')()) }}{%- endmacro %}
+{% macro materialized_cte() -%}{{ return(adapter.dispatch('materialized_cte', 'caot')()) }}{%- endmacro %}
 {% macro default__materialized_cte() -%}materialized{%- endmacro %}
 {% macro spark__materialized_cte() -%}{%- endmacro %}
 
 {#- The last non-null value of `expression` in a window frame (write `over ...` after it). -#}
-{% macro last_non_null(expression) -%}{{ return(adapter.dispatch('last_non_null')(expression)) }}{%- endmacro %}
+{% macro last_non_null(expression) -%}{{ return(adapter.dispatch('last_non_null', 'caot')(expression)) }}{%- endmacro %}
 {% macro default__last_non_null(expression) -%}last_value({{ expression }} ignore nulls){%- endmacro %}
 {% macro spark__last_non_null(expression) -%}last_value({{ expression }}, true){%- endmacro %}
 
 {#- Every column of `relation` (a name in the FROM clause; all of them when none) but `columns`. -#}
 {% macro star_except(columns, relation=none) -%}
-    {{ return(adapter.dispatch('star_except')(columns, relation)) }}
+    {{ return(adapter.dispatch('star_except', 'caot')(columns, relation)) }}
 {%- endmacro %}
 {% macro default__star_except(columns, relation) -%}
     {{ relation ~ '.' if relation }}* exclude ({{ columns | join(', ') }})
@@ -87,6 +89,20 @@
 {#- The investor analytics (rpt_roll_rates, rpt_vintage_curves, ...): views on DuckDB (computed
     when read, from the marts of the same file); tables on Spark, where a view would be recomputed
     across the cluster by every reader. -#}
-{% macro analytics_materialization() -%}{{ return(adapter.dispatch('analytics_materialization')()) }}{%- endmacro %}
+{% macro analytics_materialization() -%}{{ return(adapter.dispatch('analytics_materialization', 'caot')()) }}{%- endmacro %}
 {% macro default__analytics_materialization() -%}{{ return('view') }}{%- endmacro %}
 {% macro spark__analytics_materialization() -%}{{ return('table') }}{%- endmacro %}
+
+{#- The value of the row with the greatest (least) key among the rows whose value is not null:
+    DuckDB's arg_max/arg_min (max_by/min_by) skip null values, Spark's max_by/min_by do not, so on
+    Spark the key of a null value is nulled (rows with a null key are skipped on both). -#}
+{% macro max_by_non_null(value, key) -%}{{ return(adapter.dispatch('max_by_non_null', 'caot')(value, key)) }}{%- endmacro %}
+{% macro default__max_by_non_null(value, key) -%}max_by({{ value }}, {{ key }}){%- endmacro %}
+{% macro spark__max_by_non_null(value, key) -%}
+    max_by({{ value }}, case when {{ value }} is not null then {{ key }} end)
+{%- endmacro %}
+{% macro min_by_non_null(value, key) -%}{{ return(adapter.dispatch('min_by_non_null', 'caot')(value, key)) }}{%- endmacro %}
+{% macro default__min_by_non_null(value, key) -%}min_by({{ value }}, {{ key }}){%- endmacro %}
+{% macro spark__min_by_non_null(value, key) -%}
+    min_by({{ value }}, case when {{ value }} is not null then {{ key }} end)
+{%- endmacro %}

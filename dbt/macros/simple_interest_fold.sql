@@ -13,7 +13,7 @@
     `aggregate`, the accumulator the list of steps so far.
 -#}
 {% macro simple_interest_fold(starting, events) -%}
-    {{ return(adapter.dispatch('simple_interest_fold')(starting, events)) }}
+    {{ return(adapter.dispatch('simple_interest_fold', 'caot')(starting, events)) }}
 {%- endmacro %}
 
 {% macro default__simple_interest_fold(starting, events) -%}

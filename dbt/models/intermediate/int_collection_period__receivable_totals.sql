@@ -32,8 +32,8 @@ earlier as (
         deal_id,
         receivable_id,
         max(period_number) as period_number,
-        max_by(reported_ending_balance, period_number) as reported_ending_balance,
-        max_by(is_outstanding, period_number) as is_outstanding,
+        {{ max_by_non_null('reported_ending_balance', 'period_number') }} as reported_ending_balance,
+        {{ max_by_non_null('is_outstanding', 'period_number') }} as is_outstanding,
         true as is_earlier
     from {{ ref('fct_receivable_period') }} as kept
     where

@@ -23,7 +23,7 @@ tapes as (
         coalesce(bool_or(delivery_status = 'loaded' and file_kind = 'loan_status'), false) as is_tape_loaded,
         -- the latest rejected delivery, if it came after the loaded one (a rejected restatement
         -- leaves the loaded delivery standing)
-        max_by(first_finding, received_at) filter (where delivery_status = 'rejected') as rejected_finding,
+        {{ max_by_non_null('first_finding', 'received_at') }} filter (where delivery_status = 'rejected') as rejected_finding,
         max(received_at) filter (where delivery_status = 'rejected') as rejected_at,
         max(received_at) filter (where delivery_status = 'loaded') as loaded_at
     from deliveries

@@ -38,16 +38,28 @@ prior_state as (
     -- each receivable's state after its last step kept (none when every row is recomputed)
     {% if is_incremental() %}
         select
-            deal_id,
-            receivable_id,
-            max(step_number) as last_step_number,
-            max_by(balance_cents, step_number) as balance_cents,
-            max_by(unpaid_interest_cents, step_number) as unpaid_interest_cents,
-            max_by(fees_due_cents, step_number) as fees_due_cents,
-            max_by(last_accrual_date, step_number) as last_accrual_date
-        from {{ this }}
-        where not coalesce({{ is_rebuilt() }}, false)
-        group by deal_id, receivable_id
+            kept.deal_id,
+            kept.receivable_id,
+            kept.last_step_number,
+            kept.last_step.balance_cents,
+            kept.last_step.unpaid_interest_cents,
+            kept.last_step.fees_due_cents,
+            kept.last_step.last_accrual_date
+        from (
+            select
+                deal_id,
+                receivable_id,
+                max(step_number) as last_step_number,
+                max_by({{ record({
+                    'balance_cents': 'balance_cents',
+                    'unpaid_interest_cents': 'unpaid_interest_cents',
+                    'fees_due_cents': 'fees_due_cents',
+                    'last_accrual_date': 'last_accrual_date'
+                }) }}, step_number) as last_step
+            from {{ this }}
+            where not coalesce({{ is_rebuilt() }}, false)
+            group by deal_id, receivable_id
+        ) as kept
     {% else %}
         select
             null::string as deal_id,

@@ -55,9 +55,9 @@ period_flows as (
         sum(fees_paid_cents) as fees_paid_cents,
         sum(principal_paid_cents) filter (where transaction_type = 'payment') as payment_principal_cents,
         sum(principal_paid_cents) filter (where transaction_type = 'rebate') as rebate_principal_cents,
-        max_by(balance_cents, step_number) as balance_cents,
-        max_by(unpaid_interest_cents, step_number) as unpaid_interest_cents,
-        max_by(last_accrual_date, step_number) as last_accrual_date
+        {{ max_by_non_null('balance_cents', 'step_number') }} as balance_cents,
+        {{ max_by_non_null('unpaid_interest_cents', 'step_number') }} as unpaid_interest_cents,
+        {{ max_by_non_null('last_accrual_date', 'step_number') }} as last_accrual_date
     from steps
     where step_number > 0 and {{ is_rebuilt('steps.deal_id', 'steps.collection_period') }}
     group by deal_id, receivable_id, collection_period

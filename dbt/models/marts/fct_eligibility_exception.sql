@@ -18,8 +18,8 @@ per_representation as (
         representation,
         {{ ordered_string_agg('suite_name', "', '", 'suite_name', distinct=true) }} as suite_name,
         {{ ordered_string_agg('expectation_name', "'; '", 'expectation_name') }} as expectation_name,
-        {{ ordered_string_agg('rule_text', "'; '", 'expectation_name') }} as rule_text,
-        {{ ordered_string_agg('observed_value', "'; '", 'expectation_name') }} as observed_value,
+        {{ ordered_string_agg('rule_text', "'; '", 'expectation_name, rule_text') }} as rule_text,
+        {{ ordered_string_agg('observed_value', "'; '", 'expectation_name, rule_text, observed_value') }} as observed_value,
         any_value(schedule_delivery_id) as schedule_delivery_id,
         min(discovered_date) as discovered_date
     from exceptions

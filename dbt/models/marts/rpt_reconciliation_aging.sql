@@ -45,8 +45,8 @@ items as (
         min(period_number) as first_period_number,
         max(period_number) as last_period_number,
         count(*) as periods_differing,
-        min_by(difference_amount, period_number) as first_difference_amount,
-        max_by(difference_amount, period_number) as last_difference_amount
+        {{ min_by_non_null('difference_amount', 'period_number') }} as first_difference_amount,
+        {{ max_by_non_null('difference_amount', 'period_number') }} as last_difference_amount
     from numbered
     group by deal_id, receivable_id, figure, island
 ),
