@@ -18,8 +18,8 @@ DEAL_ID = "caot-2015-4"  # the sample deal's trust
 
 
 # The modules that run the real pipeline several times, longest first: run before the rest, so
-# that the two workers end on short tests (pytest-xdist's worksteal hands a worker that runs out
-# the end of the other's queue).
+# that the workers end on short tests (pytest-xdist's worksteal hands a worker that runs out
+# the end of another's queue).
 LONG_FIRST = (
     "test_periods.py",
     "test_faults.py",
