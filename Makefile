@@ -14,7 +14,7 @@ export DO_NOT_TRACK := 1
 export UV_COMPILE_BYTECODE := 1
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: install install-spark run dev test test-spark lint docs bench clean lock
+.PHONY: install install-spark java run dev test test-spark lint docs bench clean lock
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,22 +39,24 @@ dev: $(STAMP) dbt/target/manifest.json
 test: lint
 	$(BIN)/python -m pytest
 
-# The dbt project on Apache Spark (docs/spark.md): pyspark and dbt-spark into .venv, and a Java
-# runtime (Debian's openjdk-17-jre-headless) when the machine has none. `make run` and `make test`
-# need neither.
+# The dbt project on Apache Spark (docs/spark.md): a Java runtime, then pyspark and dbt-spark into
+# .venv. `make run` and `make test` need neither.
+# Java: the machine's, or Debian's openjdk-17-jre-headless where it can be installed.
+java:
+	@command -v java >/dev/null || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+		&& apt-get update -q >/dev/null && apt-get install -y -q openjdk-17-jre-headless >/dev/null; } \
+		|| { echo "no Java runtime and none could be installed (Spark needs Java 17 or newer)" >&2; \
+		exit 1; }
+
 SPARK_STAMP := $(VENV)/.installed-spark
 $(SPARK_STAMP): $(STAMP) requirements-spark.lock
-	command -v java >/dev/null || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && apt-get update -q >/dev/null \
-		&& apt-get install -y -q openjdk-17-jre-headless >/dev/null; } \
-		|| { echo "make install-spark: no Java runtime and none could be installed" \
-		"(Spark needs Java 17 or newer)" >&2; exit 1; }
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/uv pip install --quiet -r requirements-spark.lock
 	touch $(SPARK_STAMP)
 
-install-spark: $(SPARK_STAMP)
+install-spark: java $(SPARK_STAMP)
 
 # Spark and DuckDB build the same marts from the same deliveries and agree to the cent.
-test-spark: $(SPARK_STAMP) dbt/target/manifest.json
+test-spark: install-spark dbt/target/manifest.json
 	$(BIN)/python -m pytest -m spark -n 0 tests/test_spark_engine.py
 
 # SQLFluff renders the models against an empty scratch DuckDB, not the warehouse, so the result
