@@ -28,9 +28,56 @@
 {%- endmacro %}
 
 {% macro distribution_waterfall(period_inputs, opening_state, keys=['deal_id']) %}
-{%- set key_list = keys | join(', ') %}
+    {{- return(adapter.dispatch('distribution_waterfall', 'caot')(period_inputs, opening_state, keys)) -}}
+{% endmacro %}
+
+{#- DuckDB: a recursive CTE, one round per Distribution Date. -#}
+{% macro default__distribution_waterfall(period_inputs, opening_state, keys) %}
 with recursive
 
+{{ waterfall_relations(period_inputs, opening_state) }},
+
+state as (
+    {{ waterfall_opening_state(keys) }}
+    union all
+    (
+        with
+
+        {{ waterfall_next_date('state', keys) }}
+
+        select * from next_state
+    )
+)
+
+select * from state
+where amounts is not null
+{% endmacro %}
+
+{#- Spark: its recursive CTEs allow no aggregate, window or sort over the recursive reference,
+    which every round needs, so the model is a fold (macros/period_fold.sql): the opening state,
+    then one insert per Distribution Date reading the latest date of each waterfall, then the
+    result. -#}
+{% macro spark__distribution_waterfall(period_inputs, opening_state, keys) %}
+with
+
+{{ waterfall_relations(period_inputs, opening_state) }}
+
+{{ waterfall_opening_state(keys) }}
+{{ fold_separator() }}
+with
+
+{{ waterfall_relations(period_inputs, opening_state) }},
+
+{{ waterfall_next_date(fold_latest(keys), keys) }}
+
+select * from next_state
+{{ fold_separator() }}
+select * from {{ fold_state() }}
+where amounts is not null
+{% endmacro %}
+
+{#- The relations every round reads. -#}
+{% macro waterfall_relations(period_inputs, opening_state) %}
 inputs as (
     select * from {{ period_inputs }}
 ),
@@ -49,32 +96,35 @@ deals as (
 
 steps as (
     select * from {{ ref('priority_of_payments') }}
-),
+)
+{%- endmacro %}
 
-state as (
-    -- the state before the first Distribution Date computed
+{#- The state before the first Distribution Date computed, one row per class. -#}
+{% macro waterfall_opening_state(keys) %}
     select
         {% for key in keys %}opening.{{ key }}, {% endfor %}
         opening.period_number,
         opening.class_id,
         {{ to_cents('opening.note_balance') }} as balance_end_cents,
         {{ to_cents('opening.unpaid_interest_amount') }} as unpaid_monthly_interest_end_cents,
-        0::hugeint as unpaid_other_interest_end_cents,
+        0::{{ cents_type() }} as unpaid_other_interest_end_cents,
         {{ to_cents('opening.reserve_account_balance') }} as reserve_balance_end_cents,
         {{ to_cents('opening.servicing_fee_unpaid_amount') }} as servicing_fee_unpaid_end_cents,
-        0::hugeint as advances_unpaid_end_cents,
-        0::hugeint as transition_unpaid_end_cents,
-        0::hugeint as indemnity_unpaid_end_cents,
-        0::hugeint as additional_fee_unpaid_end_cents,
-        0::hugeint as capped_paid_to_date_end_cents,
-        null::json as amounts
+        0::{{ cents_type() }} as advances_unpaid_end_cents,
+        0::{{ cents_type() }} as transition_unpaid_end_cents,
+        0::{{ cents_type() }} as indemnity_unpaid_end_cents,
+        0::{{ cents_type() }} as additional_fee_unpaid_end_cents,
+        0::{{ cents_type() }} as capped_paid_to_date_end_cents,
+        null::{{ json_type() }} as amounts
     from opening
-    union all
-    (
-        with
+{%- endmacro %}
 
+{#- One Distribution Date of every waterfall whose state is `previous` (a relation or subquery, one
+    row per class): CTEs ending in `next_state`, the state after the date with its amounts. -#}
+{% macro waterfall_next_date(previous, keys) %}
+        {%- set key_list = keys | join(', ') %}
         previous as (
-            select * from state
+            select * from {{ previous }}
         ),
 
         class_periods as (
@@ -96,7 +146,7 @@ state as (
                         when classes.rate_type = 'floating' then inputs.index_rate + classes.floating_spread
                         else classes.fixed_rate
                     end * 1000000000
-                )::hugeint as note_rate_nanos,
+                )::{{ cents_type() }} as note_rate_nanos,
                 -- Art. I "Monthly Interest": actual/360 from the previous Distribution Date,
                 -- or one-twelfth (30/360)
                 case
@@ -196,7 +246,7 @@ state as (
                     + coalesce(inputs.simple_interest_advances_amount, 0)') }} as available_collections_cents,
                 -- 3.8: one-twelfth of the Servicing Rate times the Pool Balance at the start of
                 -- the Collection Period; Art. I "Total Servicing Fee" adds what is unpaid
-                {{ div_half_up(to_cents('inputs.beginning_pool_balance') ~ ' * ' ~ '(deals.servicing_rate * 1000000000)::hugeint', '12000000000') }}
+                {{ div_half_up(to_cents('inputs.beginning_pool_balance') ~ ' * ' ~ '(deals.servicing_rate * 1000000000)::' ~ cents_type(), '12000000000') }}
                     as monthly_servicing_fee_cents,
                 {{ to_cents('coalesce(inputs.unreimbursed_servicer_advances_amount, 0)') }}
                 + deal_dues.advances_unpaid_prior_cents as advances_due_cents,
@@ -462,22 +512,15 @@ state as (
                 payments.capped_paid_to_date_cents + payments.capped_successor_servicer_amounts_paid_cents
                     as capped_paid_to_date_end_cents,
                 -- every amount of the date, for the marts (the state above is what recurs)
-                to_json({
-                    'class': {
-                        'class_order': class_interest_unpaid.class_order,
-                        'note_rate_nanos': class_interest_unpaid.note_rate_nanos,
-                        'accrual_days': class_interest_unpaid.accrual_days,
-                        'balance_begin_cents': class_interest_unpaid.balance_begin_cents,
-                        'monthly_interest_cents': class_interest_unpaid.monthly_interest_cents,
-                        'additional_interest_cents': class_interest_unpaid.additional_interest_cents,
-                        'interest_on_additional_cents': class_interest_unpaid.interest_on_additional_cents,
-                        'total_interest_cents': class_interest_unpaid.total_interest_cents,
-                        'interest_paid_cents': class_interest_unpaid.interest_paid_cents,
-                        'principal_paid_cents': class_interest_unpaid.principal_paid_cents,
-                        'initial_cents': class_interest_unpaid.initial_cents
-                    },
-                    'deal': payments
-                }) as amounts
+                {%- set class_amounts = {} %}
+                {%- for column in [
+                    'class_order', 'note_rate_nanos', 'accrual_days', 'balance_begin_cents',
+                    'monthly_interest_cents', 'additional_interest_cents', 'interest_on_additional_cents',
+                    'total_interest_cents', 'interest_paid_cents', 'principal_paid_cents', 'initial_cents'
+                ] %}
+                    {%- do class_amounts.update({column: 'class_interest_unpaid.' ~ column}) %}
+                {%- endfor %}
+                to_json({{ record({'class': record(class_amounts), 'deal': row_record('payments')}) }}) as amounts
             from class_interest_unpaid
             inner join payments
                 on
@@ -485,13 +528,7 @@ state as (
                     and class_interest_unpaid.period_number = payments.period_number
         )
 
-        select * from next_state
-    )
-)
-
-select * from state
-where amounts is not null
-{% endmacro %}
+{%- endmacro %}
 
 
 {#-
@@ -570,11 +607,11 @@ where amounts is not null
         select
             {{ group_keys }},
             {{ funds }} as source_cents,
-            unnest([
-                {%- for step, due in source_steps %}
-                    {'step': '{{ step }}', 'due': ({{ due }})::hugeint}{{ ',' if not loop.last }}
-                {%- endfor %}
-            ]) as due_step
+            {%- set due_steps = [] %}
+            {%- for step, due in source_steps %}
+                {%- do due_steps.append(record({'step': "'" ~ step ~ "'", 'due': '(' ~ due ~ ')::' ~ cents_type()})) %}
+            {%- endfor %}
+            {{ unnest_list(due_steps) }} as due_step
         from {{ before }}
     ),
 
@@ -588,7 +625,7 @@ where amounts is not null
             {%- for step, _due in source_steps %}
                 max(paid.paid_cents) filter (where paid.step = '{{ step }}') as {{ step }}_paid_cents,
             {%- endfor %}
-            list(paid.payment_step order by paid.step_order) as {{ source }}_steps
+            {{ ordered_list('paid.payment_step', 'paid.step_order') }} as {{ source }}_steps
         from {{ before }}
         inner join {{ source }}_paid as paid
             on {% for key in keys %}{{ before }}.{{ key }} = paid.{{ key }} and {% endfor %}{{ before }}.period_number = paid.period_number
@@ -597,8 +634,8 @@ where amounts is not null
     {%- endfor %}
 
     select
-        * exclude (available_funds_steps, reserve_excess_steps),
-        list_concat(available_funds_steps, reserve_excess_steps) as payment_steps,
+        {{ star_except(['available_funds_steps', 'reserve_excess_steps']) }},
+        {{ list_concat('available_funds_steps', 'reserve_excess_steps') }} as payment_steps,
         priority_principal_paid_cents + secondary_principal_paid_cents + tertiary_principal_paid_cents
         + quaternary_principal_paid_cents + regular_principal_paid_cents + reserve_excess_to_principal_paid_cents
             as principal_paid_cents,
@@ -624,14 +661,14 @@ where amounts is not null
         ordered.step,
         ordered.step_order,
         ordered.paid_cents,
-        {
-            'step_order': ordered.step_order,
-            'step': ordered.step,
-            'funded_from': '{{ source }}',
-            'due_cents': coalesce(ordered.due_cents, ordered.paid_cents),
-            'paid_cents': ordered.paid_cents,
-            'left_cents': ordered.source_cents - ordered.paid_cents - ordered.paid_before_cents
-        } as payment_step
+        {{ record({
+            'step_order': 'ordered.step_order',
+            'step': 'ordered.step',
+            'funded_from': "'" ~ source ~ "'",
+            'due_cents': 'coalesce(ordered.due_cents, ordered.paid_cents)',
+            'paid_cents': 'ordered.paid_cents',
+            'left_cents': 'ordered.source_cents - ordered.paid_cents - ordered.paid_before_cents'
+        }) }} as payment_step
     from (
         select
             *,

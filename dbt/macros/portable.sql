@@ -106,3 +106,30 @@
 {% macro spark__min_by_non_null(value, key) -%}
     min_by({{ value }}, case when {{ value }} is not null then {{ key }} end)
 {%- endmacro %}
+
+{#- The type of a column holding JSON text. -#}
+{% macro json_type() -%}{{ return(adapter.dispatch('json_type', 'caot')()) }}{%- endmacro %}
+{% macro default__json_type() -%}json{%- endmacro %}
+{% macro spark__json_type() -%}string{%- endmacro %}
+
+{#- A whole row of the relation named `alias` in the FROM clause, as one struct. -#}
+{% macro row_record(alias) -%}{{ return(adapter.dispatch('row_record', 'caot')(alias)) }}{%- endmacro %}
+{% macro default__row_record(alias) -%}{{ alias }}{%- endmacro %}
+{% macro spark__row_record(alias) -%}struct({{ alias }}.*){%- endmacro %}
+
+{#- One row per element of a list written out in SQL (a select-list item: `... as name`). -#}
+{% macro unnest_list(elements) -%}{{ return(adapter.dispatch('unnest_list', 'caot')(elements)) }}{%- endmacro %}
+{% macro default__unnest_list(elements) -%}unnest([{{ elements | join(', ') }}]){%- endmacro %}
+{% macro spark__unnest_list(elements) -%}explode(array({{ elements | join(', ') }})){%- endmacro %}
+
+{#- The list of `value` in the order of `order_by` (an aggregate; ties in no particular order). -#}
+{% macro ordered_list(value, order_by) -%}{{ return(adapter.dispatch('ordered_list', 'caot')(value, order_by)) }}{%- endmacro %}
+{% macro default__ordered_list(value, order_by) -%}list({{ value }} order by {{ order_by }}){%- endmacro %}
+{% macro spark__ordered_list(value, order_by) -%}
+    transform(array_sort(collect_list(named_struct('key', {{ order_by }}, 'value', {{ value }}))), entry -> entry.value)
+{%- endmacro %}
+
+{#- Two lists, one after the other. -#}
+{% macro list_concat(first, second) -%}{{ return(adapter.dispatch('list_concat', 'caot')(first, second)) }}{%- endmacro %}
+{% macro default__list_concat(first, second) -%}list_concat({{ first }}, {{ second }}){%- endmacro %}
+{% macro spark__list_concat(first, second) -%}concat({{ first }}, {{ second }}){%- endmacro %}

@@ -1,0 +1,94 @@
+{#-
+    A fold over ordered periods, for engines whose recursive CTEs cannot carry the step (Spark:
+    no aggregate, window or sort may read the recursive reference). The model renders three
+    statements separated by fold_separator():
+
+      1. the starting rows;
+      2. the step: the rows that follow the latest rows of each fold (it reads fold_latest());
+      3. the result, read from fold_state().
+
+    The materialization `period_fold` creates the state table from (1), inserts (2) until a step
+    adds no row, creates the model's table from (3) and drops the state table. One step is one
+    period of every fold at once, so the number of steps is the longest fold's number of periods.
+-#}
+
+{% macro fold_separator() -%}
+    -- period_fold: next statement
+{%- endmacro %}
+
+{#- The state table of the model being built (the rows of every step so far). -#}
+{% macro fold_state() -%}
+    {{ return(api.Relation.create(
+        database=this.database, schema=this.schema, identifier=this.identifier ~ '__fold_state', type='table'
+    )) }}
+{%- endmacro %}
+
+{#- The latest rows of each fold (identified by `keys`; `order_column` numbers its periods), as a
+    subquery for a FROM clause. -#}
+{% macro fold_latest(keys, order_column='period_number') -%}
+    (
+        select state.*
+        from {{ fold_state() }} as state
+        inner join (
+            select {{ keys | join(', ') }}, max({{ order_column }}) as latest
+            from {{ fold_state() }}
+            group by {{ keys | join(', ') }}
+        ) as latest
+            on {% for key in keys %}state.{{ key }} = latest.{{ key }} and {% endfor %}state.{{ order_column }} = latest.latest
+    ) as fold_latest
+{%- endmacro %}
+
+{% materialization period_fold, adapter='spark' %}
+    {%- set target_relation = this.incorporate(type='table') -%}
+    {%- set state_relation = fold_state() -%}
+    {%- set statements = sql.split(fold_separator()) -%}
+    {%- if statements | length != 3 -%}
+        {{ exceptions.raise_compiler_error(
+            'period_fold: ' ~ this ~ ' must render three statements separated by fold_separator(), not '
+            ~ statements | length
+        ) }}
+    {%- endif -%}
+    {%- set start_sql, step_sql, result_sql = statements -%}
+
+    {{ run_hooks(pre_hooks) }}
+
+    {%- do adapter.drop_relation(state_relation) -%}
+    {%- call statement('fold_start') -%}
+        {{ create_table_as(False, state_relation, start_sql) }}
+    {%- endcall -%}
+
+    {#- Jinja has no `break`: the loop skips its remaining items once a step adds nothing. -#}
+    {%- set fold = namespace(rows=none, more=true, steps=0) -%}
+    {%- for _step in range(10000) if fold.more -%}
+        {%- if fold.rows is none -%}
+            {%- set fold.rows = run_query('select count(*) from ' ~ state_relation).columns[0].values()[0] -%}
+        {%- endif -%}
+        {%- call statement('fold_step') -%}
+            insert into {{ state_relation }}
+            {{ step_sql }}
+        {%- endcall -%}
+        {%- set rows = run_query('select count(*) from ' ~ state_relation).columns[0].values()[0] -%}
+        {%- set fold.more = rows > fold.rows -%}
+        {%- set fold.rows = rows -%}
+        {%- set fold.steps = fold.steps + 1 -%}
+    {%- endfor -%}
+    {%- if fold.more -%}
+        {{ exceptions.raise_compiler_error('period_fold: ' ~ this ~ ' did not end after ' ~ fold.steps ~ ' steps') }}
+    {%- endif -%}
+
+    {%- do adapter.drop_relation(target_relation) -%}
+    {%- call statement('main') -%}
+        {{ create_table_as(False, target_relation, result_sql) }}
+    {%- endcall -%}
+    {%- do adapter.drop_relation(state_relation) -%}
+
+    {{ run_hooks(post_hooks) }}
+
+    {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}
+
+{#- How a model that folds over periods is built: a table from a recursive CTE on DuckDB, the
+    period_fold materialization on Spark. -#}
+{% macro fold_materialization() -%}{{ return(adapter.dispatch('fold_materialization', 'caot')()) }}{%- endmacro %}
+{% macro default__fold_materialization() -%}{{ return('table') }}{%- endmacro %}
+{% macro spark__fold_materialization() -%}{{ return('period_fold') }}{%- endmacro %}
