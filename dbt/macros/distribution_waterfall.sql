@@ -158,7 +158,15 @@ steps as (
                 end as first_period_interest_cents,
                 previous.balance_end_cents as balance_begin_cents,
                 previous.unpaid_monthly_interest_end_cents as unpaid_monthly_interest_begin_cents,
-                previous.unpaid_other_interest_end_cents as unpaid_other_interest_begin_cents
+                previous.unpaid_other_interest_end_cents as unpaid_other_interest_begin_cents,
+                -- the waterfall's own state, the same on each of its classes
+                previous.reserve_balance_end_cents as reserve_beginning_cents,
+                previous.servicing_fee_unpaid_end_cents as servicing_fee_unpaid_prior_cents,
+                previous.advances_unpaid_end_cents as advances_unpaid_prior_cents,
+                previous.transition_unpaid_end_cents as transition_unpaid_prior_cents,
+                previous.indemnity_unpaid_end_cents as indemnity_unpaid_prior_cents,
+                previous.additional_fee_unpaid_end_cents as additional_fee_unpaid_prior_cents,
+                previous.capped_paid_to_date_end_cents as capped_paid_to_date_cents
             from previous
             inner join inputs
                 on {{ same_keys('previous', 'inputs', keys) }} and inputs.period_number = previous.period_number + 1
@@ -218,16 +226,14 @@ steps as (
                         and class_tiers.final_distribution_date <= class_tiers.distribution_date
                     ), 0) as final_date_balance_{{ tier }}_cents,
                 {% endfor %}
-                any_value(previous.reserve_balance_end_cents) as reserve_beginning_cents,
-                any_value(previous.servicing_fee_unpaid_end_cents) as servicing_fee_unpaid_prior_cents,
-                any_value(previous.advances_unpaid_end_cents) as advances_unpaid_prior_cents,
-                any_value(previous.transition_unpaid_end_cents) as transition_unpaid_prior_cents,
-                any_value(previous.indemnity_unpaid_end_cents) as indemnity_unpaid_prior_cents,
-                any_value(previous.additional_fee_unpaid_end_cents) as additional_fee_unpaid_prior_cents,
-                any_value(previous.capped_paid_to_date_end_cents) as capped_paid_to_date_cents
+                any_value(class_tiers.reserve_beginning_cents) as reserve_beginning_cents,
+                any_value(class_tiers.servicing_fee_unpaid_prior_cents) as servicing_fee_unpaid_prior_cents,
+                any_value(class_tiers.advances_unpaid_prior_cents) as advances_unpaid_prior_cents,
+                any_value(class_tiers.transition_unpaid_prior_cents) as transition_unpaid_prior_cents,
+                any_value(class_tiers.indemnity_unpaid_prior_cents) as indemnity_unpaid_prior_cents,
+                any_value(class_tiers.additional_fee_unpaid_prior_cents) as additional_fee_unpaid_prior_cents,
+                any_value(class_tiers.capped_paid_to_date_cents) as capped_paid_to_date_cents
             from class_tiers
-            inner join previous
-                on {{ same_keys('class_tiers', 'previous', keys) }} and class_tiers.class_id = previous.class_id
             group by {% for key in keys %}class_tiers.{{ key }}, {% endfor %}class_tiers.period_number
         ),
 
@@ -426,7 +432,9 @@ steps as (
                     )
                 ) as order_principal_paid_cents,
                 sum(class_tiers.balance_begin_cents) over same_order as order_balance_cents,
-                class_tiers.class_order = max(class_tiers.class_order) over same_order as is_last_in_order
+                class_tiers.class_order = max(class_tiers.class_order) over same_order as is_last_in_order,
+                -- every amount of the waterfall's date, carried to its classes for next_state
+                {{ row_record('payments') }} as deal
             from class_tiers
             inner join payments
                 on {{ same_keys('class_tiers', 'payments', keys) }} and class_tiers.period_number = payments.period_number
@@ -459,12 +467,12 @@ steps as (
                 *,
                 case
                     when is_last_in_tier
-                        then tier_interest_paid_cents - (sum(interest_share_cents) over same_tier - interest_share_cents)
+                        then tier_interest_paid_cents - ((sum(interest_share_cents) over same_tier) - interest_share_cents)
                     else interest_share_cents
                 end as interest_paid_cents,
                 case
                     when is_last_in_order
-                        then order_principal_paid_cents - (sum(principal_share_cents) over same_order - principal_share_cents)
+                        then order_principal_paid_cents - ((sum(principal_share_cents) over same_order) - principal_share_cents)
                     else principal_share_cents
                 end as principal_paid_cents
             from class_pro_rata
@@ -502,15 +510,16 @@ steps as (
                 class_interest_unpaid.unpaid_other_interest_begin_cents
                 + class_interest_unpaid.interest_on_additional_cents
                 - class_interest_unpaid.paid_to_other_cents as unpaid_other_interest_end_cents,
-                payments.reserve_balance_end_cents,
-                payments.total_servicing_fee_cents - payments.servicing_fee_paid_cents as servicing_fee_unpaid_end_cents,
-                payments.advances_due_cents - payments.unreimbursed_servicer_advances_paid_cents
+                class_interest_unpaid.deal.reserve_balance_end_cents,
+                class_interest_unpaid.deal.total_servicing_fee_cents - class_interest_unpaid.deal.servicing_fee_paid_cents
+                    as servicing_fee_unpaid_end_cents,
+                class_interest_unpaid.deal.advances_due_cents - class_interest_unpaid.deal.unreimbursed_servicer_advances_paid_cents
                     as advances_unpaid_end_cents,
-                payments.transition_unpaid_end_cents,
-                payments.indemnity_unpaid_end_cents,
-                payments.additional_fee_unpaid_end_cents,
-                payments.capped_paid_to_date_cents + payments.capped_successor_servicer_amounts_paid_cents
-                    as capped_paid_to_date_end_cents,
+                class_interest_unpaid.deal.transition_unpaid_end_cents,
+                class_interest_unpaid.deal.indemnity_unpaid_end_cents,
+                class_interest_unpaid.deal.additional_fee_unpaid_end_cents,
+                class_interest_unpaid.deal.capped_paid_to_date_cents
+                + class_interest_unpaid.deal.capped_successor_servicer_amounts_paid_cents as capped_paid_to_date_end_cents,
                 -- every amount of the date, for the marts (the state above is what recurs)
                 {%- set class_amounts = {} %}
                 {%- for column in [
@@ -520,12 +529,8 @@ steps as (
                 ] %}
                     {%- do class_amounts.update({column: 'class_interest_unpaid.' ~ column}) %}
                 {%- endfor %}
-                to_json({{ record({'class': record(class_amounts), 'deal': row_record('payments')}) }}) as amounts
+                to_json({{ record({'class': record(class_amounts), 'deal': 'class_interest_unpaid.deal'}) }}) as amounts
             from class_interest_unpaid
-            inner join payments
-                on
-                    {{ same_keys('class_interest_unpaid', 'payments', keys) }}
-                    and class_interest_unpaid.period_number = payments.period_number
         )
 
 {%- endmacro %}
@@ -605,7 +610,7 @@ steps as (
 
     {{ source }}_dues as (
         select
-            {{ group_keys }},
+            {{ before }}.*,
             {{ funds }} as source_cents,
             {%- set due_steps = [] %}
             {%- for step, due in source_steps %}
@@ -620,15 +625,14 @@ steps as (
     ),
 
     after_{{ source }} as (
+        -- back to one row per waterfall and date
         select
-            {{ before }}.*,
+            {{ star_except(pay_in_order_columns(), 'paid') }},
             {%- for step, _due in source_steps %}
                 max(paid.paid_cents) filter (where paid.step = '{{ step }}') as {{ step }}_paid_cents,
             {%- endfor %}
             {{ ordered_list('paid.payment_step', 'paid.step_order') }} as {{ source }}_steps
-        from {{ before }}
-        inner join {{ source }}_paid as paid
-            on {% for key in keys %}{{ before }}.{{ key }} = paid.{{ key }} and {% endfor %}{{ before }}.period_number = paid.period_number
+        from {{ source }}_paid as paid
         group by all
     ){{ ',' if not loop.last }}
     {%- endfor %}
@@ -653,14 +657,12 @@ steps as (
 {% endmacro %}
 
 
-{#- Each step of `dues` (rows of the waterfall's keys, source_cents and due_step) paid in the seed's
-    order of the steps funded from `source`. -#}
+{#- Each step of `dues` (rows of a waterfall's date with its source_cents and one due_step) paid in
+    the seed's order of the steps funded from `source`: the rows of `dues` with the columns of
+    pay_in_order_columns(). -#}
 {% macro pay_in_order(dues, steps, source, group_keys) %}
     select
-        {{ group_keys }},
-        ordered.step,
-        ordered.step_order,
-        ordered.paid_cents,
+        ordered.*,
         {{ record({
             'step_order': 'ordered.step_order',
             'step': 'ordered.step',
@@ -676,8 +678,7 @@ steps as (
             source_cents - left_before_cents as paid_before_cents
         from (
             select
-                {{ group_keys }},
-                {{ dues }}.source_cents,
+                {{ dues }}.*,
                 {{ dues }}.due_step.step as step,
                 {{ dues }}.due_step.due as due_cents,
                 {{ steps }}.step_order,
@@ -694,3 +695,8 @@ steps as (
         ) as with_left
     ) as ordered
 {% endmacro %}
+
+{% macro pay_in_order_columns() -%}
+    {{ return(['source_cents', 'due_step', 'step', 'due_cents', 'step_order', 'left_before_cents',
+        'paid_cents', 'paid_before_cents', 'payment_step']) }}
+{%- endmacro %}
