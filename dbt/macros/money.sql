@@ -61,5 +61,5 @@
 {#- An amount in cents the waterfall carries in its `amounts` JSON (int_waterfall__distribution_dates),
     as DECIMAL(18, 2): `part` is 'deal' or 'class'. -#}
 {% macro waterfall_amount(name, part='deal') -%}
-    {{ from_cents("(amounts ->> '$." ~ part ~ "." ~ name ~ "')::hugeint") }}
+    {{ from_cents(json_text('amounts', '$.' ~ part ~ '.' ~ name) ~ '::' ~ cents_type()) }}
 {%- endmacro %}

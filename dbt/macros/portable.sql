@@ -133,3 +133,24 @@
 {% macro list_concat(first, second) -%}{{ return(adapter.dispatch('list_concat', 'caot')(first, second)) }}{%- endmacro %}
 {% macro default__list_concat(first, second) -%}list_concat({{ first }}, {{ second }}){%- endmacro %}
 {% macro spark__list_concat(first, second) -%}concat({{ first }}, {{ second }}){%- endmacro %}
+
+{#- The text at `path` ('$.a.b') of the JSON text `json` (null when absent). -#}
+{% macro json_text(json, path) -%}{{ return(adapter.dispatch('json_text', 'caot')(json, path)) }}{%- endmacro %}
+{% macro default__json_text(json, path) -%}({{ json }} ->> '{{ path }}'){%- endmacro %}
+{% macro spark__json_text(json, path) -%}get_json_object({{ json }}, '{{ path }}'){%- endmacro %}
+
+{#- One row per element of the JSON list at `path` of `json`, its fields (a dict of name -> SQL type)
+    as columns (a select-list item without alias). -#}
+{% macro unnest_json_records(json, path, fields) -%}
+    {{ return(adapter.dispatch('unnest_json_records', 'caot')(json, path, fields)) }}
+{%- endmacro %}
+{% macro default__unnest_json_records(json, path, fields) -%}
+    unnest(from_json({{ json }} -> '{{ path }}', '[{ {%- for name, type in fields.items() -%}
+        "{{ name }}": "{{ type | upper }}"{{ ', ' if not loop.last }}
+    {%- endfor -%} }]'), recursive := true)
+{%- endmacro %}
+{% macro spark__unnest_json_records(json, path, fields) -%}
+    inline(from_json(get_json_object({{ json }}, '{{ path }}'), 'array<struct<{%- for name, type in fields.items() -%}
+        {{ name }}:{{ type }}{{ ',' if not loop.last }}
+    {%- endfor -%}>>'))
+{%- endmacro %}

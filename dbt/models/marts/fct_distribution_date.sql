@@ -23,7 +23,7 @@ classes as (
 dates as (
     -- the trust's amounts are on every class row of a date: one of them
     select * from waterfall
-    where (amounts ->> '$.class.class_order')::integer = 1
+    where {{ json_text('amounts', '$.class.class_order') }}::integer = 1
 ),
 
 floating_spread as (
@@ -86,7 +86,7 @@ amounts as (
         {{ waterfall_amount('reserve_balance_end_cents') }} as reserve_account_ending_balance,
         {{ waterfall_amount('principal_paid_cents') }} as principal_paid_amount,
         {{ waterfall_amount('note_balance_after_principal_due_cents') }} as note_balance_after_principal_due_amount,
-        (dates.amounts ->> '$.deal.is_reserve_released_in_full')::boolean as is_reserve_released_in_full
+        {{ json_text('dates.amounts', '$.deal.is_reserve_released_in_full') }}::boolean as is_reserve_released_in_full
     from dates
 ),
 
@@ -134,10 +134,7 @@ final as (
         + inputs.liquidation_principal_amount + inputs.purchase_principal_amount as total_collections_amount,
         coalesce(inputs.collection_account_interest_amount, 0) as collection_account_interest_amount,
         coalesce(inputs.simple_interest_advances_amount, 0) as simple_interest_advances_amount,
-        amounts.* exclude (
-            amounts.deal_id, amounts.period_number, amounts.note_balance_before_amount,
-            amounts.note_balance_after_amount
-        ),
+        {{ star_except(['deal_id', 'period_number', 'note_balance_before_amount', 'note_balance_after_amount'], 'amounts') }},
         amounts.total_servicing_fee_amount - amounts.servicing_fee_paid_amount as servicing_fee_shortfall_amount,
         amounts.capped_transition_due_amount - amounts.capped_transition_paid_amount
             as capped_transition_shortfall_amount,

@@ -25,15 +25,12 @@ step_rows as (
         deal_id,
         period_number,
         -- the steps' structs unnested into their named columns (no alias to give)
-        unnest(  -- noqa: AL03
-            from_json(
-                amounts -> '$.deal.payment_steps',
-                '[{"step_order": "INTEGER", "step": "VARCHAR", "funded_from": "VARCHAR", "due_cents": "HUGEINT", "paid_cents": "HUGEINT", "left_cents": "HUGEINT"}]'
-            ),
-            recursive := true
-        )
+        {{ unnest_json_records('amounts', '$.deal.payment_steps', {
+            'step_order': 'integer', 'step': 'string', 'funded_from': 'string',
+            'due_cents': cents_type(), 'paid_cents': cents_type(), 'left_cents': cents_type()
+        }) }}  -- noqa: AL03
     from waterfall
-    where (amounts ->> '$.class.class_order')::integer = 1
+    where {{ json_text('amounts', '$.class.class_order') }}::integer = 1
 ),
 
 printed_lines as (
@@ -41,7 +38,7 @@ printed_lines as (
     select
         deal_id,
         payment_step,
-        min(regexp_extract(line, '^[0-9]+')::integer) as certificate_line_number
+        min(regexp_extract(line, '^([0-9]+)', 1)::integer) as certificate_line_number
     from layout
     where payment_step is not null
     group by deal_id, payment_step
