@@ -154,3 +154,43 @@
         {{ name }}:{{ type }}{{ ',' if not loop.last }}
     {%- endfor -%}>>'))
 {%- endmacro %}
+
+{#- Rows of `relation` (a relation or CTE name) turned into one row per id and column of `columns`
+    (SQL-standard UNPIVOT, which both engines read: null values give no row), each value cast to
+    `value_type`, with the column's name in `name_column` and its value in `value_column`. -#}
+{% macro unpivoted(relation, id_columns, columns, value_type, name_column='name', value_column='value') -%}
+    (
+        select *
+        from (
+            select
+                {% for id in id_columns %}{{ id }}, {% endfor %}
+                {%- for column in columns %}
+                cast({{ column }} as {{ value_type }}) as {{ column }}{{ ',' if not loop.last }}
+                {%- endfor %}
+            from {{ relation }}
+        ) as wide
+        unpivot ({{ value_column }} for {{ name_column }} in ({{ columns | join(', ') }}))
+    )
+{%- endmacro %}
+
+{#- The names of the columns of `relation` (a ref) but `exclude`, lower case, in the table's
+    order (empty while dbt parses). -#}
+{% macro columns_except(relation, exclude) -%}
+    {%- set names = [] -%}
+    {%- if execute -%}
+        {%- for column in adapter.get_columns_in_relation(relation) if column.name | lower not in exclude -%}
+            {%- do names.append(column.name | lower) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(names) }}
+{%- endmacro %}
+
+{#- A DECIMAL as text with exactly `scale` decimals (Spark writes 0 and |x| < 10^-6 at scale 7 as
+    0E-7 and 5E-7). -#}
+{% macro decimal_text(value, precision, scale) -%}
+    {{ return(adapter.dispatch('decimal_text', 'caot')(value, precision, scale)) }}
+{%- endmacro %}
+{% macro default__decimal_text(value, precision, scale) -%}{{ value }}::decimal({{ precision }}, {{ scale }})::string{%- endmacro %}
+{% macro spark__decimal_text(value, precision, scale) -%}
+    replace(format_number(cast({{ value }} as decimal({{ precision }}, {{ scale }})), {{ scale }}), ',', '')
+{%- endmacro %}

@@ -23,20 +23,14 @@ classes as (
 ),
 
 scalar_values as (
-    unpivot (
-        select
-            deal_id,
-            distribution_date,
-            columns(* exclude (
-                deal_id, period_number, collection_period, distribution_date, determination_date,
-                collection_period_start_date, collection_period_end_date, related_fiscal_quarter_end_date,
-                is_reserve_released_in_full, is_tangible_net_worth_reported, is_clean_up_call_eligible,
-                tangible_net_worth_test
-            ))::decimal(38, 10)
-        from dates
-    )
-    on columns(* exclude (deal_id, distribution_date))
-    into name key value amount
+    -- every figure of fct_distribution_date but its ids, dates and flags
+    select deal_id, distribution_date, key, amount
+    from {{ unpivoted('dates', ['deal_id', 'distribution_date'], columns_except(ref('fct_distribution_date'), [
+        'deal_id', 'period_number', 'collection_period', 'distribution_date', 'determination_date',
+        'collection_period_start_date', 'collection_period_end_date', 'related_fiscal_quarter_end_date',
+        'is_reserve_released_in_full', 'is_tangible_net_worth_reported', 'is_clean_up_call_eligible',
+        'tangible_net_worth_test'
+    ]), 'decimal(38, 10)', 'key', 'amount') }} as scalar_rows
 ),
 
 flag_values as (
@@ -50,54 +44,64 @@ flag_values as (
     where is_tangible_net_worth_reported
 ),
 
+class_metrics as (
+    -- each line per class, named by its key
+    select
+        deal_id,
+        distribution_date,
+        class_id,
+        beginning_balance as class_balance_begin,
+        ending_balance as class_balance_end,
+        beginning_pool_factor as class_factor_begin,
+        pool_factor as class_factor_end,
+        monthly_interest_amount as monthly_interest,
+        additional_note_interest_amount as additional_note_interest,
+        interest_on_additional_interest_amount as interest_on_additional_interest,
+        total_note_interest_amount as total_note_interest,
+        interest_paid_amount as interest_paid,
+        principal_paid_amount as principal_paid,
+        total_distribution_amount as class_distribution
+    from notes
+),
+
 class_values as (
     select
         deal_id,
         distribution_date,
         metric || ':' || class_id as key,
         amount
-    from (
-        unpivot (
-            select
-                deal_id,
-                distribution_date,
-                class_id,
-                beginning_balance as class_balance_begin,
-                ending_balance as class_balance_end,
-                beginning_pool_factor as class_factor_begin,
-                pool_factor as class_factor_end,
-                monthly_interest_amount as monthly_interest,
-                additional_note_interest_amount as additional_note_interest,
-                interest_on_additional_interest_amount as interest_on_additional_interest,
-                total_note_interest_amount as total_note_interest,
-                interest_paid_amount as interest_paid,
-                principal_paid_amount as principal_paid,
-                total_distribution_amount as class_distribution
-            from notes
-        )
-        on columns(* exclude (deal_id, distribution_date, class_id))
-        into name metric value amount
-    )
+    from {{ unpivoted('class_metrics', ['deal_id', 'distribution_date', 'class_id'], [
+        'class_balance_begin', 'class_balance_end', 'class_factor_begin', 'class_factor_end',
+        'monthly_interest', 'additional_note_interest', 'interest_on_additional_interest',
+        'total_note_interest', 'interest_paid', 'principal_paid', 'class_distribution'
+    ], 'decimal(38, 10)', 'metric', 'amount') }} as class_rows
 ),
 
-total_values as (
+note_totals as (
     -- lines 8 and 9, total: the Note Balance and the Note Pool Factor of all classes
     select
         notes.deal_id,
         notes.distribution_date,
-        unnest([
-            'class_balance_begin:total', 'class_balance_end:total', 'class_factor_begin:total',
-            'class_factor_end:total'
-        ]) as key,
-        unnest([
-            sum(notes.beginning_balance)::decimal(38, 10),
-            sum(notes.ending_balance)::decimal(38, 10),
-            {{ factor_7(to_cents('sum(notes.beginning_balance)'), to_cents('sum(classes.initial_balance)')) }}::decimal(38, 10),
-            {{ factor_7(to_cents('sum(notes.ending_balance)'), to_cents('sum(classes.initial_balance)')) }}::decimal(38, 10)
-        ]) as amount
+        sum(notes.beginning_balance) as class_balance_begin,
+        sum(notes.ending_balance) as class_balance_end,
+        {{ factor_7(to_cents('sum(notes.beginning_balance)'), to_cents('sum(classes.initial_balance)')) }}
+            as class_factor_begin,
+        {{ factor_7(to_cents('sum(notes.ending_balance)'), to_cents('sum(classes.initial_balance)')) }}
+            as class_factor_end
     from notes
     inner join classes on notes.deal_id = classes.deal_id and notes.class_id = classes.class_id
     group by notes.deal_id, notes.distribution_date
+),
+
+total_values as (
+    select
+        deal_id,
+        distribution_date,
+        metric || ':total' as key,
+        amount
+    from {{ unpivoted('note_totals', ['deal_id', 'distribution_date'], [
+        'class_balance_begin', 'class_balance_end', 'class_factor_begin', 'class_factor_end'
+    ], 'decimal(38, 10)', 'metric', 'amount') }} as total_rows
 ),
 
 all_values as (
@@ -123,14 +127,15 @@ final as (
         layout.line_kind as kind,
         all_values.amount,
         case
-            when layout.line_kind = 'money' then all_values.amount::decimal(18, 2)::string
             when layout.line_kind = 'count' then all_values.amount::bigint::string
-            when layout.line_kind = 'factor' then all_values.amount::decimal(12, 7)::string
-            when layout.line_kind = 'rate' then all_values.amount::decimal(12, 5)::string
+            when layout.line_kind = 'factor' then {{ decimal_text('all_values.amount', 12, 7) }}
+            when layout.line_kind = 'rate' then {{ decimal_text('all_values.amount', 12, 5) }}
             when layout.line_kind = 'flag' then case all_values.amount when 1 then 'Yes' when 0 then 'No' end
             -- a weighted average of an empty pool has no meaning
-            when layout.line_kind in ('percent', 'months') then coalesce(all_values.amount::decimal(18, 2)::string, 'N/A')
-            else all_values.amount::decimal(18, 2)::string
+            when layout.line_kind in ('percent', 'months')
+                then coalesce({{ decimal_text('all_values.amount', 18, 2) }}, 'N/A')
+            -- money and the rest
+            else {{ decimal_text('all_values.amount', 18, 2) }}
         end as value
     from dates
     inner join layout on dates.deal_id = layout.deal_id
