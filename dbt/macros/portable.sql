@@ -1,9 +1,9 @@
 {#-
     The constructs that differ between the engines the project runs on (profiles.yml: DuckDB, the
     default, and Apache Spark), one dispatched macro each (dbt's adapter.dispatch); default__ is
-    DuckDB. The other dispatched macros: simple_interest_fold, loan_level_incremental_config and
-    register_sources. The models of the selector spark_portable use no engine-only syntax outside
-    them (DuckDB's incremental branches aside); the distribution waterfall is DuckDB's only.
+    DuckDB. The other dispatched macros: simple_interest_fold, loan_level_incremental_config,
+    distribution_waterfall, fold_materialization and register_sources. No model uses engine-only
+    syntax outside them (DuckDB's incremental branches aside).
 -#}
 
 {#- Integer cents wide enough for products of cents and rates (HUGEINT; Spark: DECIMAL(38, 0)). -#}
@@ -86,12 +86,12 @@
     {{ relation ~ '.' if relation }}* except ({{ columns | join(', ') }})
 {%- endmacro %}
 
-{#- The investor analytics (rpt_roll_rates, rpt_vintage_curves, ...): views on DuckDB (computed
-    when read, from the marts of the same file); tables on Spark, where a view would be recomputed
-    across the cluster by every reader. -#}
-{% macro analytics_materialization() -%}{{ return(adapter.dispatch('analytics_materialization', 'caot')()) }}{%- endmacro %}
-{% macro default__analytics_materialization() -%}{{ return('view') }}{%- endmacro %}
-{% macro spark__analytics_materialization() -%}{{ return('table') }}{%- endmacro %}
+{#- The marts that are read-time views (the investor analytics, the certificate tie-outs): views on
+    DuckDB (computed when read, from the marts of the same file); tables on Spark, where a view
+    would be recomputed across the cluster by every reader. -#}
+{% macro view_materialization() -%}{{ return(adapter.dispatch('view_materialization', 'caot')()) }}{%- endmacro %}
+{% macro default__view_materialization() -%}{{ return('view') }}{%- endmacro %}
+{% macro spark__view_materialization() -%}{{ return('table') }}{%- endmacro %}
 
 {#- The value of the row with the greatest (least) key among the rows whose value is not null:
     DuckDB's arg_max/arg_min (max_by/min_by) skip null values, Spark's max_by/min_by do not, so on

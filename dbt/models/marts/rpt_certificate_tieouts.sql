@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized=view_materialization()) }}
 -- The certificate's arithmetic as an auditor's checklist: one row per trust, Distribution Date
 -- and identity (per class where the identity is per class), with both sides, the difference and
 -- whether it holds. A view, so that it always reads the figures as they are now stored.

@@ -69,39 +69,45 @@ delinquency as (
     ) as buckets (detail_order, description, kind)
 ),
 
+per_date_measures as (
+    select
+        deal_id,
+        distribution_date,
+        priority_principal_distributable_amount as priority_principal,
+        secondary_principal_distributable_amount as secondary_principal,
+        tertiary_principal_distributable_amount as tertiary_principal,
+        quaternary_principal_distributable_amount as quaternary_principal,
+        regular_principal_distributable_amount as regular_principal,
+        total_servicing_fee_amount as servicing_fee,
+        beginning_pool_balance,
+        ending_pool_balance,
+        reserve_account_ending_balance as reserve_account,
+        reserve_account_draw_amount as reserve_draw,
+        purchase_principal_amount + purchase_finance_charge_amount as purchase_amount,
+        receivables_outstanding,
+        net_losses_amount as net_losses,
+        overcollateralization_target_amount as overcollateralization_target,
+        overcollateralization_amount as overcollateralization,
+        available_collections_amount as available_collections,
+        excess_collections_amount as excess_collections,
+        floating_note_rate,
+        index_rate,
+        tangible_net_worth_amount as tangible_net_worth,
+        is_clean_up_call_eligible::integer as clean_up_call
+    from dates
+),
+
 per_date as (
     -- UNPIVOT leaves out NULLs: the floating-rate items where no class floats, the tangible net
     -- worth outside its reporting months
-    unpivot (
-        select
-            deal_id,
-            distribution_date,
-            priority_principal_distributable_amount::decimal(38, 10) as priority_principal,
-            secondary_principal_distributable_amount::decimal(38, 10) as secondary_principal,
-            tertiary_principal_distributable_amount::decimal(38, 10) as tertiary_principal,
-            quaternary_principal_distributable_amount::decimal(38, 10) as quaternary_principal,
-            regular_principal_distributable_amount::decimal(38, 10) as regular_principal,
-            total_servicing_fee_amount::decimal(38, 10) as servicing_fee,
-            beginning_pool_balance::decimal(38, 10) as beginning_pool_balance,
-            ending_pool_balance::decimal(38, 10) as ending_pool_balance,
-            reserve_account_ending_balance::decimal(38, 10) as reserve_account,
-            reserve_account_draw_amount::decimal(38, 10) as reserve_draw,
-            (purchase_principal_amount + purchase_finance_charge_amount)::decimal(38, 10)
-                as purchase_amount,
-            receivables_outstanding::decimal(38, 10) as receivables_outstanding,
-            net_losses_amount::decimal(38, 10) as net_losses,
-            overcollateralization_target_amount::decimal(38, 10) as overcollateralization_target,
-            overcollateralization_amount::decimal(38, 10) as overcollateralization,
-            available_collections_amount::decimal(38, 10) as available_collections,
-            excess_collections_amount::decimal(38, 10) as excess_collections,
-            floating_note_rate::decimal(38, 10) as floating_note_rate,
-            index_rate::decimal(38, 10) as index_rate,
-            tangible_net_worth_amount::decimal(38, 10) as tangible_net_worth,
-            is_clean_up_call_eligible::integer::decimal(38, 10) as clean_up_call
-        from dates
-    )
-    on columns(* exclude (deal_id, distribution_date))
-    into name measure value amount
+    select deal_id, distribution_date, measure, amount
+    from {{ unpivoted('per_date_measures', ['deal_id', 'distribution_date'], [
+        'priority_principal', 'secondary_principal', 'tertiary_principal', 'quaternary_principal',
+        'regular_principal', 'servicing_fee', 'beginning_pool_balance', 'ending_pool_balance',
+        'reserve_account', 'reserve_draw', 'purchase_amount', 'receivables_outstanding', 'net_losses',
+        'overcollateralization_target', 'overcollateralization', 'available_collections',
+        'excess_collections', 'floating_note_rate', 'index_rate', 'tangible_net_worth', 'clean_up_call'
+    ], 'decimal(38, 10)', 'measure', 'amount') }} as measure_rows
 ),
 
 per_date_items as (

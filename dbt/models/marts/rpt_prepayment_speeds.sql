@@ -2,7 +2,7 @@
 -- prepaid principal (int_collection_period__prepayments says how each is measured), the single
 -- month mortality, CPR and ABS speed of the period, and cumulatively the prepaid principal to date
 -- as a share of the Initial Pool Balance. Exact to ten decimals (percent_of).
-{{ config(materialized=analytics_materialization()) }}
+{{ config(materialized=view_materialization()) }}
 
 with
 

@@ -3,7 +3,7 @@
 -- receivables to date (Art. I "Liquidation Proceeds", net of expenses), the recovery rate and the
 -- proceeds-weighted lag in months from the period of default to the period of receipt.
 -- Rates are exact (integer cents, half up at ten decimals, money.sql's percent_of).
-{{ config(materialized=analytics_materialization()) }}
+{{ config(materialized=view_materialization()) }}
 
 with
 

@@ -4,7 +4,7 @@
 -- past due (Art. I "Defaulted Receivable" takes the 120+ as defaulted), defaulted, repurchased
 -- (2.4, 3.7), paid to maturity (paid off in or after its maturity month) and prepaid (before it).
 -- Shares are exact (integer cents or counts, half up at ten decimals, money.sql's percent_of).
-{{ config(materialized=analytics_materialization()) }}
+{{ config(materialized=view_materialization()) }}
 
 with
 

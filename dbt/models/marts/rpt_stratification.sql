@@ -4,7 +4,7 @@
 -- new or used vehicle, vehicle model year and obligor state: the count, the Principal Balance,
 -- its share of the pool, the weighted average APR (percent) and remaining term (months). Shares
 -- and averages are exact (integer cents, half up at ten decimals, money.sql's percent_of).
-{{ config(materialized=analytics_materialization()) }}
+{{ config(materialized=view_materialization()) }}
 
 {%- set dimensions = {
     'credit score': "case when obligor_credit_score is null then 'none'

@@ -4,7 +4,7 @@
 -- gross loss (defaulted principal, Art. I "Defaulted Receivable") and cumulative net loss
 -- (less Liquidation Proceeds, Art. I "Net Losses") as shares of the cohort's cutoff balance, and
 -- the 61+ days delinquent share of its balance outstanding. Exact to ten decimals (percent_of).
-{{ config(materialized=analytics_materialization()) }}
+{{ config(materialized=view_materialization()) }}
 
 with
 
