@@ -157,8 +157,20 @@
 
 {#- Rows of `relation` (a relation or CTE name) turned into one row per id and column of `columns`
     (SQL-standard UNPIVOT, which both engines read: null values give no row), each value cast to
-    `value_type`, with the column's name in `name_column` and its value in `value_column`. -#}
+    `value_type`, with the column's name in `name_column` and its value in `value_column`. No
+    columns, no rows (what `dbt compile` or the linter see where columns_except reads a table not
+    yet built; dbt compiles a model only after its parents are built). -#}
 {% macro unpivoted(relation, id_columns, columns, value_type, name_column='name', value_column='value') -%}
+    {%- if not columns %}
+    (
+        select
+            {% for id in id_columns %}{{ id }}, {% endfor %}
+            cast(null as string) as {{ name_column }},
+            cast(null as {{ value_type }}) as {{ value_column }}
+        from {{ relation }}
+        where false
+    )
+    {%- else %}
     (
         select *
         from (
@@ -171,6 +183,7 @@
         ) as wide
         unpivot ({{ value_column }} for {{ name_column }} in ({{ columns | join(', ') }}))
     )
+    {%- endif %}
 {%- endmacro %}
 
 {#- The names of the columns of `relation` (a ref) but `exclude`, lower case, in the table's

@@ -100,7 +100,11 @@ per_date_measures as (
 per_date as (
     -- UNPIVOT leaves out NULLs: the floating-rate items where no class floats, the tangible net
     -- worth outside its reporting months
-    select deal_id, distribution_date, measure, amount
+    select
+        deal_id,
+        distribution_date,
+        measure,
+        amount
     from {{ unpivoted('per_date_measures', ['deal_id', 'distribution_date'], [
         'priority_principal', 'secondary_principal', 'tertiary_principal', 'quaternary_principal',
         'regular_principal', 'servicing_fee', 'beginning_pool_balance', 'ending_pool_balance',

@@ -24,7 +24,11 @@ classes as (
 
 scalar_values as (
     -- every figure of fct_distribution_date but its ids, dates and flags
-    select deal_id, distribution_date, key, amount
+    select
+        deal_id,
+        distribution_date,
+        key,
+        amount
     from {{ unpivoted('dates', ['deal_id', 'distribution_date'], columns_except(ref('fct_distribution_date'), [
         'deal_id', 'period_number', 'collection_period', 'distribution_date', 'determination_date',
         'collection_period_start_date', 'collection_period_end_date', 'related_fiscal_quarter_end_date',
