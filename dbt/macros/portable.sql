@@ -157,20 +157,8 @@
 
 {#- Rows of `relation` (a relation or CTE name) turned into one row per id and column of `columns`
     (SQL-standard UNPIVOT, which both engines read: null values give no row), each value cast to
-    `value_type`, with the column's name in `name_column` and its value in `value_column`. No
-    columns, no rows (what `dbt compile` or the linter see where columns_except reads a table not
-    yet built; dbt compiles a model only after its parents are built). -#}
+    `value_type`, with the column's name in `name_column` and its value in `value_column`. -#}
 {% macro unpivoted(relation, id_columns, columns, value_type, name_column='name', value_column='value') -%}
-    {%- if not columns %}
-    (
-        select
-            {% for id in id_columns %}{{ id }}, {% endfor %}
-            cast(null as string) as {{ name_column }},
-            cast(null as {{ value_type }}) as {{ value_column }}
-        from {{ relation }}
-        where false
-    )
-    {%- else %}
     (
         select *
         from (
@@ -183,19 +171,41 @@
         ) as wide
         unpivot ({{ value_column }} for {{ name_column }} in ({{ columns | join(', ') }}))
     )
-    {%- endif %}
 {%- endmacro %}
 
-{#- The names of the columns of `relation` (a ref) but `exclude`, lower case, in the table's
-    order (empty while dbt parses). -#}
-{% macro columns_except(relation, exclude) -%}
-    {%- set names = [] -%}
+{#- `unpivoted` over every column of `relation` (a CTE reading `model`, a ref, with the same
+    columns) but `id_columns` and `exclude`. DuckDB names them with `columns(* exclude ...)`; Spark
+    has no such expression, so the columns are the built table's, listed when dbt compiles the
+    model (after its parents are built). -#}
+{% macro unpivoted_all_but(relation, model, id_columns, exclude, value_type, name_column, value_column) -%}
+    {{ return(adapter.dispatch('unpivoted_all_but', 'caot')(
+        relation, model, id_columns, exclude, value_type, name_column, value_column
+    )) }}
+{%- endmacro %}
+{% macro default__unpivoted_all_but(relation, model, id_columns, exclude, value_type, name_column, value_column) -%}
+    (
+        unpivot (
+            select
+                {% for id in id_columns %}{{ id }}, {% endfor %}
+                columns(* exclude ({{ (id_columns + exclude) | join(', ') }}))::{{ value_type }}
+            from {{ relation }}
+        )
+        on columns(* exclude ({{ id_columns | join(', ') }}))
+        into name {{ name_column }} value {{ value_column }}
+    )
+{%- endmacro %}
+{% macro spark__unpivoted_all_but(relation, model, id_columns, exclude, value_type, name_column, value_column) -%}
+    {%- set columns = [] -%}
     {%- if execute -%}
-        {%- for column in adapter.get_columns_in_relation(relation) if column.name | lower not in exclude -%}
-            {%- do names.append(column.name | lower) -%}
+        {%- for column in adapter.get_columns_in_relation(model) -%}
+            {%- if column.name | lower not in id_columns + exclude -%}
+                {%- do columns.append(column.name | lower) -%}
+            {%- endif -%}
         {%- endfor -%}
     {%- endif -%}
-    {{ return(names) }}
+    {#- a table not built yet (dbt parse, a compile before the first build) has no columns: a
+        name that says so, where the query would fail -#}
+    {{ unpivoted(relation, id_columns, columns or [model.identifier ~ '_not_built'], value_type, name_column, value_column) }}
 {%- endmacro %}
 
 {#- A DECIMAL as text with exactly `scale` decimals (Spark writes 0 and |x| < 10^-6 at scale 7 as

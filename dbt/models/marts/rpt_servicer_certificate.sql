@@ -29,12 +29,12 @@ scalar_values as (
         distribution_date,
         key,
         amount
-    from {{ unpivoted('dates', ['deal_id', 'distribution_date'], columns_except(ref('fct_distribution_date'), [
-        'deal_id', 'period_number', 'collection_period', 'distribution_date', 'determination_date',
+    from {{ unpivoted_all_but('dates', ref('fct_distribution_date'), ['deal_id', 'distribution_date'], [
+        'period_number', 'collection_period', 'determination_date',
         'collection_period_start_date', 'collection_period_end_date', 'related_fiscal_quarter_end_date',
         'is_reserve_released_in_full', 'is_tangible_net_worth_reported', 'is_clean_up_call_eligible',
         'tangible_net_worth_test'
-    ]), 'decimal(38, 10)', 'key', 'amount') }} as scalar_rows
+    ], 'decimal(38, 10)', 'key', 'amount') }} as scalar_rows
 ),
 
 flag_values as (
