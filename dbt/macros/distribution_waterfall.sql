@@ -3,9 +3,10 @@
     (`opening_state`, one row per class) and the pool figures of each Distribution Date
     (`period_inputs`), every amount of every Distribution Date, one row per class.
 
-    A recursive CTE carries the state from one Distribution Date to the next (class balances and
-    unpaid interest, the Reserve Account, unpaid fees); each round computes one Distribution Date
-    of every trust in named steps, each named after the agreement's term or Exhibit A's line:
+    The state goes from one Distribution Date to the next (class balances and unpaid interest, the
+    Reserve Account, unpaid fees): a recursive CTE on DuckDB, a fold of one insert per date on
+    Spark, both running the same CTEs (waterfall_next_date). Each round computes one Distribution
+    Date of every trust in named steps, each named after the agreement's term or Exhibit A's line:
 
       class_interest        Monthly Interest, Additional Note Interest, Total Note Interest (Art. I)
       class_tiers           each tier's interest and balances, Class Final Distribution Dates
