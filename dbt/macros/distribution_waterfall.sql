@@ -124,6 +124,16 @@ steps as (
     row per class): CTEs ending in `next_state`, the state after the date with its amounts. -#}
 {% macro waterfall_next_date(previous, keys) %}
         {%- set key_list = keys | join(', ') %}
+        {#- the waterfall's state after a date, and its name on the next date -#}
+        {%- set waterfall_state = [
+            ('reserve_balance_end_cents', 'reserve_beginning_cents'),
+            ('servicing_fee_unpaid_end_cents', 'servicing_fee_unpaid_prior_cents'),
+            ('advances_unpaid_end_cents', 'advances_unpaid_prior_cents'),
+            ('transition_unpaid_end_cents', 'transition_unpaid_prior_cents'),
+            ('indemnity_unpaid_end_cents', 'indemnity_unpaid_prior_cents'),
+            ('additional_fee_unpaid_end_cents', 'additional_fee_unpaid_prior_cents'),
+            ('capped_paid_to_date_end_cents', 'capped_paid_to_date_cents'),
+        ] %}
         previous as (
             select * from {{ previous }}
         ),
@@ -161,13 +171,9 @@ steps as (
                 previous.unpaid_monthly_interest_end_cents as unpaid_monthly_interest_begin_cents,
                 previous.unpaid_other_interest_end_cents as unpaid_other_interest_begin_cents,
                 -- the waterfall's own state, the same on each of its classes
-                previous.reserve_balance_end_cents as reserve_beginning_cents,
-                previous.servicing_fee_unpaid_end_cents as servicing_fee_unpaid_prior_cents,
-                previous.advances_unpaid_end_cents as advances_unpaid_prior_cents,
-                previous.transition_unpaid_end_cents as transition_unpaid_prior_cents,
-                previous.indemnity_unpaid_end_cents as indemnity_unpaid_prior_cents,
-                previous.additional_fee_unpaid_end_cents as additional_fee_unpaid_prior_cents,
-                previous.capped_paid_to_date_end_cents as capped_paid_to_date_cents
+                {%- for state, prior in waterfall_state %}
+                previous.{{ state }} as {{ prior }}{{ ',' if not loop.last }}
+                {%- endfor %}
             from previous
             inner join inputs
                 on {{ same_keys('previous', 'inputs', keys) }} and inputs.period_number = previous.period_number + 1
@@ -227,13 +233,9 @@ steps as (
                         and class_tiers.final_distribution_date <= class_tiers.distribution_date
                     ), 0) as final_date_balance_{{ tier }}_cents,
                 {% endfor %}
-                any_value(class_tiers.reserve_beginning_cents) as reserve_beginning_cents,
-                any_value(class_tiers.servicing_fee_unpaid_prior_cents) as servicing_fee_unpaid_prior_cents,
-                any_value(class_tiers.advances_unpaid_prior_cents) as advances_unpaid_prior_cents,
-                any_value(class_tiers.transition_unpaid_prior_cents) as transition_unpaid_prior_cents,
-                any_value(class_tiers.indemnity_unpaid_prior_cents) as indemnity_unpaid_prior_cents,
-                any_value(class_tiers.additional_fee_unpaid_prior_cents) as additional_fee_unpaid_prior_cents,
-                any_value(class_tiers.capped_paid_to_date_cents) as capped_paid_to_date_cents
+                {%- for _state, prior in waterfall_state %}
+                any_value(class_tiers.{{ prior }}) as {{ prior }}{{ ',' if not loop.last }}
+                {%- endfor %}
             from class_tiers
             group by {% for key in keys %}class_tiers.{{ key }}, {% endfor %}class_tiers.period_number
         ),
