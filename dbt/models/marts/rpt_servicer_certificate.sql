@@ -25,10 +25,10 @@ classes as (
 scalar_values as (
     -- every figure of fct_distribution_date but its ids, dates and flags
     select
-        deal_id,
-        distribution_date,
-        key,
-        amount
+        scalar_rows.deal_id,
+        scalar_rows.distribution_date,
+        scalar_rows.key,
+        scalar_rows.amount
     from {{ unpivoted_all_but('dates', ref('fct_distribution_date'), ['deal_id', 'distribution_date'], [
         'period_number', 'collection_period', 'determination_date',
         'collection_period_start_date', 'collection_period_end_date', 'related_fiscal_quarter_end_date',
