@@ -435,9 +435,11 @@ steps as (
                     )
                 ) as order_principal_paid_cents,
                 sum(class_tiers.balance_begin_cents) over same_order as order_balance_cents,
-                class_tiers.class_order = max(class_tiers.class_order) over same_order as is_last_in_order,
+                class_tiers.class_order = max(class_tiers.class_order) over same_order as is_last_in_order
+                {%- if carries_rows() %},
                 -- every amount of the waterfall's date, carried to its classes for next_state
                 {{ row_record('payments') }} as deal
+                {%- endif %}
             from class_tiers
             inner join payments
                 on {{ same_keys('class_tiers', 'payments', keys) }} and class_tiers.period_number = payments.period_number
@@ -498,6 +500,8 @@ steps as (
             from class_payments
         ),
 
+        {#- the amounts of the waterfall's date: carried on its classes, or read again -#}
+        {%- set deal = 'class_interest_unpaid.deal' if carries_rows() else 'payments' %}
         next_state as (
             select
                 {% for key in keys %}class_interest_unpaid.{{ key }}, {% endfor %}
@@ -513,16 +517,16 @@ steps as (
                 class_interest_unpaid.unpaid_other_interest_begin_cents
                 + class_interest_unpaid.interest_on_additional_cents
                 - class_interest_unpaid.paid_to_other_cents as unpaid_other_interest_end_cents,
-                class_interest_unpaid.deal.reserve_balance_end_cents,
-                class_interest_unpaid.deal.total_servicing_fee_cents - class_interest_unpaid.deal.servicing_fee_paid_cents
+                {{ deal }}.reserve_balance_end_cents,
+                {{ deal }}.total_servicing_fee_cents - {{ deal }}.servicing_fee_paid_cents
                     as servicing_fee_unpaid_end_cents,
-                class_interest_unpaid.deal.advances_due_cents - class_interest_unpaid.deal.unreimbursed_servicer_advances_paid_cents
+                {{ deal }}.advances_due_cents - {{ deal }}.unreimbursed_servicer_advances_paid_cents
                     as advances_unpaid_end_cents,
-                class_interest_unpaid.deal.transition_unpaid_end_cents,
-                class_interest_unpaid.deal.indemnity_unpaid_end_cents,
-                class_interest_unpaid.deal.additional_fee_unpaid_end_cents,
-                class_interest_unpaid.deal.capped_paid_to_date_cents
-                + class_interest_unpaid.deal.capped_successor_servicer_amounts_paid_cents as capped_paid_to_date_end_cents,
+                {{ deal }}.transition_unpaid_end_cents,
+                {{ deal }}.indemnity_unpaid_end_cents,
+                {{ deal }}.additional_fee_unpaid_end_cents,
+                {{ deal }}.capped_paid_to_date_cents
+                + {{ deal }}.capped_successor_servicer_amounts_paid_cents as capped_paid_to_date_end_cents,
                 -- every amount of the date, for the marts (the state above is what recurs)
                 {%- set class_amounts = {} %}
                 {%- for column in [
@@ -532,8 +536,13 @@ steps as (
                 ] %}
                     {%- do class_amounts.update({column: 'class_interest_unpaid.' ~ column}) %}
                 {%- endfor %}
-                to_json({{ record({'class': record(class_amounts), 'deal': 'class_interest_unpaid.deal'}) }}) as amounts
+                to_json({{ record({'class': record(class_amounts), 'deal': deal}) }}) as amounts
             from class_interest_unpaid
+            {%- if not carries_rows() %}
+            inner join payments
+                on {{ same_keys('class_interest_unpaid', 'payments', keys) }}
+                and class_interest_unpaid.period_number = payments.period_number
+            {%- endif %}
         )
 
 {%- endmacro %}
@@ -613,7 +622,7 @@ steps as (
 
     {{ source }}_dues as (
         select
-            {{ before }}.*,
+            {% if carries_rows() %}{{ before }}.*{% else %}{{ group_keys }}{% endif %},
             {{ funds }} as source_cents,
             {%- set due_steps = [] %}
             {%- for step, due in source_steps %}
@@ -627,16 +636,40 @@ steps as (
         {{ pay_in_order(source ~ '_dues', steps, source, group_keys) }}
     ),
 
+    {%- set paid_columns = [] %}
+    {%- set paid_aggregates %}
+        {%- for step, _due in source_steps %}
+            {%- do paid_columns.append(step ~ '_paid_cents') %}
+            max(paid.paid_cents) filter (where paid.step = '{{ step }}') as {{ step }}_paid_cents,
+        {%- endfor %}
+        {%- do paid_columns.append(source ~ '_steps') %}
+            {{ ordered_list('paid.payment_step', 'paid.step_order') }} as {{ source }}_steps
+    {%- endset %}
+
     after_{{ source }} as (
         -- back to one row per waterfall and date
+        {%- if carries_rows() %}
         select
             {{ star_except(pay_in_order_columns(), 'paid') }},
-            {%- for step, _due in source_steps %}
-                max(paid.paid_cents) filter (where paid.step = '{{ step }}') as {{ step }}_paid_cents,
-            {%- endfor %}
-            {{ ordered_list('paid.payment_step', 'paid.step_order') }} as {{ source }}_steps
+            {{ paid_aggregates }}
         from {{ source }}_paid as paid
         group by all
+        {%- else %}
+        select
+            {{ before }}.*,
+            {%- for column in paid_columns %}
+            paid.{{ column }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        from {{ before }}
+        inner join (
+            select
+                {{ group_keys }},
+                {{ paid_aggregates }}
+            from {{ source }}_paid as paid
+            group by {{ group_keys }}
+        ) as paid
+            on {{ same_keys(before, 'paid', keys) }} and {{ before }}.period_number = paid.period_number
+        {%- endif %}
     ){{ ',' if not loop.last }}
     {%- endfor %}
 

@@ -93,6 +93,15 @@
 {% macro default__view_materialization() -%}{{ return('view') }}{%- endmacro %}
 {% macro spark__view_materialization() -%}{{ return('table') }}{%- endmacro %}
 
+{#- Whether a query carries a row's columns through a window or an aggregate that reads only a
+    few of them. DuckDB copies every column a window or a grouping carries, so there the query
+    computes from the few columns and joins the result back to the row. Spark plans each
+    reference to a CTE again (CTEs are inlined), so a second read doubles the plan of the query;
+    there the query carries the whole row. -#}
+{% macro carries_rows() -%}{{ return(adapter.dispatch('carries_rows', 'caot')()) }}{%- endmacro %}
+{% macro default__carries_rows() -%}{{ return(false) }}{%- endmacro %}
+{% macro spark__carries_rows() -%}{{ return(true) }}{%- endmacro %}
+
 {#- The value of the row with the greatest (least) key among the rows whose value is not null:
     DuckDB's arg_max/arg_min (max_by/min_by) skip null values, Spark's max_by/min_by do not, so on
     Spark the key of a null value is nulled (rows with a null key are skipped on both). -#}
