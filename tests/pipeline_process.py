@@ -95,7 +95,9 @@ def differences_from_a_full_build(work: Path, scratch: Path) -> dict[str, int]:
 
 def run_here(env: dict, *args: str) -> subprocess.CompletedProcess:
     """The command line's run in this process (the same jobs, without starting Python again),
-    under `env`, with what it prints captured."""
+    under `env`, with what it prints captured, in an ephemeral Dagster instance (runs and events in
+    memory, as conftest.run_pipeline: no run reads an earlier run's records, and the SQLite
+    storage costs about 4 s a run; the subprocess tests here run on a real instance)."""
     import contextlib
     import io
 
@@ -110,7 +112,7 @@ def run_here(env: dict, *args: str) -> subprocess.CompletedProcess:
         with (
             contextlib.redirect_stdout(out),
             contextlib.redirect_stderr(err),
-            dg.DagsterInstance.get() as instance,
+            dg.DagsterInstance.ephemeral() as instance,
         ):
             code = main(list(args), instance=instance)
     finally:
