@@ -44,6 +44,12 @@
     {{ scaled(div_half_up(widened(numerator_cents) ~ ' * 10000000', 'greatest(' ~ denominator_cents ~ ', 1)'), 7) }}::decimal(12, 7)
 {%- endmacro %}
 
+{#- A receivable's APR (a fraction, decimal(8, 6) from the Receivable Schedule) in millionths, an
+    exact BIGINT: the integer rate the Simple Interest Method and the APR weightings multiply by. -#}
+{% macro apr_e6(apr) -%}
+    ({{ apr }} * 1000000)::bigint
+{%- endmacro %}
+
 {#- Simple Interest Method (Art. I): interest in cents on `balance_cents` at the APR (in millionths)
     for `days` actual days over a 365-day year, half up; no interest for negative spans. The
     product stays BIGINT (the fold's hot path): ingestion caps a balance at $10,000,000, so even

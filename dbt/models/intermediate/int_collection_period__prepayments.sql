@@ -34,7 +34,7 @@ per_receivable as (
             {{ to_cents('periods.beginning_balance') }},
             greatest(
                 {{ to_cents('schedule.scheduled_payment_amount') }}
-                - {{ div_half_up(to_cents('periods.beginning_balance') ~ ' * (schedule.apr * 1000000)::bigint', '12000000') }},
+                - {{ div_half_up(to_cents('periods.beginning_balance') ~ ' * ' ~ apr_e6('schedule.apr'), '12000000') }},
                 0
             )
         ) as scheduled_principal_cents,

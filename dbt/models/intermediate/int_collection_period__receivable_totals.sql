@@ -95,7 +95,7 @@ pool_totals as (
         count(*) filter (where periods.is_default_period) as receivables_defaulted,
         count(*) filter (where periods.is_purchase_period) as receivables_purchased,
         -- weighted by the ending Principal Balance, in integer cents (exact)
-        sum({{ to_cents('periods.ending_balance') }} * (schedule.apr * 1000000)::bigint)
+        sum({{ to_cents('periods.ending_balance') }} * {{ apr_e6('schedule.apr') }})
             as apr_weighted_cents,
         sum({{ to_cents('periods.ending_balance') }} * schedule.original_term_months)
             as original_term_weighted_cents,

@@ -109,7 +109,7 @@ starting as (
         coalesce(prior_state.unpaid_interest_cents, 0)::bigint as unpaid_interest_cents,
         coalesce(prior_state.fees_due_cents, 0)::bigint as fees_due_cents,
         coalesce(prior_state.last_accrual_date, schedule.cutoff_last_payment_date) as last_accrual_date,
-        (schedule.apr * 1000000)::bigint as apr_e6
+        {{ apr_e6('schedule.apr') }} as apr_e6
     from schedule
     left join prior_state
         on schedule.deal_id = prior_state.deal_id and schedule.receivable_id = prior_state.receivable_id

@@ -89,7 +89,7 @@ spine as (
         calendar.distribution_date,
         deals.defaulted_days_past_due,
         schedule.apr,
-        (schedule.apr * 1000000)::bigint as apr_e6,
+        {{ apr_e6('schedule.apr') }} as apr_e6,
         {{ to_cents('schedule.cutoff_principal_balance') }}::bigint as cutoff_balance_cents,
         schedule.cutoff_last_payment_date,
         -- EX-102 deliveries carry no payment transactions (with_state below)

@@ -47,7 +47,7 @@ history as (
         -- Balance), less the interest actually received in it
         greatest(
             {{ simple_interest_cents(to_cents('periods.beginning_balance'),
-                '(schedule.apr * 1000000)::bigint',
+                apr_e6('schedule.apr'),
                 days_between('calendar.collection_period_start_date', 'calendar.collection_period_end_date') ~ ' + 1') }}
             - {{ to_cents('periods.interest_collected_amount') }},
             0

@@ -54,7 +54,7 @@ amounts as (
     from (
         select
             *,
-            (apr * 1000000)::bigint as apr_e6_value
+            {{ apr_e6('apr') }} as apr_e6_value
         from balances
     ) as with_apr
 ),

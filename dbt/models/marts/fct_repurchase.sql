@@ -101,7 +101,7 @@ at_due as (
         balances.simple_interest_balance_cents,
         balances.unpaid_interest_cents,
         balances.last_accrual_date,
-        (balances.apr * 1000000)::bigint as apr_e6,
+        {{ apr_e6('balances.apr') }} as apr_e6,
         exits.default_period_number,
         exits.paid_off_period_number,
         last_loaded.period_number as last_loaded_period_number

@@ -93,7 +93,7 @@ strata as (
             coalesce(({{ bucket }}), 'not reported') as bucket,
             count(*) as receivable_count,
             sum(balance_cents) as balance_cents,
-            sum(balance_cents * (apr * 1000000)::bigint) as apr_weighted_cents,
+            sum(balance_cents * {{ apr_e6('apr') }}) as apr_weighted_cents,
             sum(balance_cents * remaining_term_months) as remaining_term_weighted_cents
         from pool_rows
         group by all
