@@ -38,6 +38,11 @@
     ) as fold_latest
 {%- endmacro %}
 
+{#- The number of rows of the state table (a step that adds none ends the fold). -#}
+{% macro fold_rows(state_relation) -%}
+    {{ return(run_query('select count(*) from ' ~ state_relation).columns[0].values()[0]) }}
+{%- endmacro %}
+
 {% materialization period_fold, adapter='spark' %}
     {%- set target_relation = this.incorporate(type='table') -%}
     {%- set state_relation = fold_state() -%}
@@ -58,16 +63,13 @@
     {%- endcall -%}
 
     {#- Jinja has no `break`: the loop skips its remaining items once a step adds nothing. -#}
-    {%- set fold = namespace(rows=none, more=true, steps=0) -%}
+    {%- set fold = namespace(rows=fold_rows(state_relation), more=true, steps=0) -%}
     {%- for _step in range(10000) if fold.more -%}
-        {%- if fold.rows is none -%}
-            {%- set fold.rows = run_query('select count(*) from ' ~ state_relation).columns[0].values()[0] -%}
-        {%- endif -%}
         {%- call statement('fold_step') -%}
             insert into {{ state_relation }}
             {{ step_sql }}
         {%- endcall -%}
-        {%- set rows = run_query('select count(*) from ' ~ state_relation).columns[0].values()[0] -%}
+        {%- set rows = fold_rows(state_relation) -%}
         {%- set fold.more = rows > fold.rows -%}
         {%- set fold.rows = rows -%}
         {%- set fold.steps = fold.steps + 1 -%}
