@@ -131,29 +131,15 @@ def pipeline_env(paths: dict) -> dict[str, str]:
 
 
 def run_pipeline(paths: dict, *argv: str, jobs: list | None = None) -> int:
-    """Run the real command line (its jobs, in-process) on the paths of `paths`, in an ephemeral
-    Dagster instance (runs and events in memory: the SQLite storage of a real instance costs
-    about 10 ms an event, and a run has hundreds); `jobs` receives the job name of each run it
-    recorded. The subprocess tests (pipeline_process.py) run it on a real instance."""
-    import dagster as dg
+    """Run the real command line (its jobs, in-process, in an ephemeral Dagster instance:
+    pipeline_process.run_here) on the paths of `paths`; what it printed is printed again (pytest
+    shows it when the test fails); `jobs` receives the job name of each run it recorded."""
+    from pipeline_process import run_here
 
-    from dagster_project.pipeline import main
-
-    env = pipeline_env(paths)
-    saved = {key: os.environ.get(key) for key in env}
-    os.environ.update(env)
-    try:
-        with dg.DagsterInstance.ephemeral() as instance:
-            code = main(list(argv), instance=instance)
-            if jobs is not None:
-                jobs.extend(run.job_name for run in instance.get_runs())
-            return code
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    result = run_here(pipeline_env(paths), *argv, jobs=jobs)
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    return result.returncode
 
 
 def warehouse_paths(inputs: Path, folder: Path) -> dict:
