@@ -367,19 +367,27 @@ def test_a_batch_names_each_bad_row_in_its_own_file(con, small_deal, tmp_path, f
         assert loaded == [(periods[0], sum(1 for _ in csv.DictReader(handle)))]
 
 
-def test_a_file_given_for_two_scopes_is_staged_for_each(con, delivery):
-    from dagster_project.ingestion.validation import stage_files, stage_table
+def test_a_file_given_for_two_scopes_is_staged_for_each(con, delivery, tmp_path):
+    from dagster_project.ingestion.validation import (
+        TEXT,
+        TYPED,
+        prepare_files,
+        stage_files,
+        stage_typed,
+    )
 
     path = delivery / "loan_status.csv"
     first, second = (DEAL_ID, "first"), (DEAL_ID, "second")
-    findings = stage_files(con, schemas.LOAN_STATUS, {first: path, second: path})
-    assert findings == {first: [], second: []}
+    prepared = prepare_files(schemas.LOAN_STATUS, {first: path, second: path}, tmp_path)
+    assert stage_files(con, schemas.LOAN_STATUS, prepared) == {first: [], second: []}
+    assert stage_typed(con, schemas.LOAN_STATUS, prepared)
     with path.open(newline="") as handle:
         rows = sum(1 for _ in csv.DictReader(handle))
-    counts = con.execute(
-        f"select scope, count(*) from {stage_table('loan_status')} group by 1 order by 1"
-    ).fetchall()
-    assert counts == [("first", rows), ("second", rows)]
+    for staging in (TEXT, TYPED):
+        counts = con.execute(
+            f"select scope, count(*) from {staging.table('loan_status')} group by 1 order by 1"
+        ).fetchall()
+        assert counts == [("first", rows), ("second", rows)]
 
 
 # ---- attacks of a sloppy or hostile servicer (each names file, row and field) ----

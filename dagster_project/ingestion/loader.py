@@ -16,6 +16,7 @@ raw.deliveries records each file's SHA-256.
 
 import datetime as dt
 import hashlib
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -23,14 +24,19 @@ from zoneinfo import ZoneInfo
 from dagster_project.checksums import sha256
 from dagster_project.ingestion.schemas import FileSchema
 from dagster_project.ingestion.validation import (
+    TEXT,
+    TYPED,
     Finding,
     Key,
+    Staging,
     check_rows,
     findings_table,
     numbered_stage,
+    passes_checks,
+    prepare_files,
     stage_files,
     stage_periods,
-    stage_table,
+    stage_typed,
 )
 from dagster_project.warehouse import transaction
 
@@ -205,27 +211,39 @@ def _too_early(delivery: Delivery, today: dt.date) -> list[Finding]:
 
 def _validate_and_load(con, kinds, pending, hashes, loaded, results, today) -> None:
     """Stage and check every pending delivery; reject those with a finding, load the others.
-    Per delivery and file kind: `whole` holds the findings about the file as a whole (its
-    header, its reading, its delivery date), `rows` the first of the row checks' findings (all
-    of them stay in the checks' temp table, which quarantines them)."""
+    The batch is read typed first: when that passes every check (the usual delivery), it is
+    loaded from there. Otherwise it is read again as text and checked, delivery by delivery: per
+    delivery and file kind, `whole` holds the findings about the file as a whole (its header, its
+    reading, its delivery date), `rows` the first of the row checks' findings (all of them stay in
+    the checks' temp table, which quarantines them)."""
     periods = {d.key: (d.period_start, d.period_end) for d in pending if d.period_start is not None}
     if periods:
         stage_periods(con, periods)
-    whole: dict[Key, dict[str, list[Finding]]] = {d.key: {} for d in pending}
-    rows: dict[Key, dict[str, list[Finding]]] = {d.key: {} for d in pending}
     paths = {d.key: {schema.kind: path for schema, path in d.files} for d in pending}
     try:
-        for schema in kinds:
-            files = {d.key: paths[d.key][schema.kind] for d in pending}
-            file_level = stage_files(con, schema, files)
-            readable = {key: path for key, path in files.items() if not file_level[key]}
-            checked = check_rows(con, schema, readable, periods) if readable else {}
-            for key in files:
-                whole[key][schema.kind] = file_level[key]
-                rows[key][schema.kind] = checked.get(key, [])
+        with tempfile.TemporaryDirectory(prefix="caot_stage_") as workdir:
+            prepared = {
+                schema.kind: prepare_files(
+                    schema, {d.key: paths[d.key][schema.kind] for d in pending}, Path(workdir)
+                )
+                for schema in kinds
+            }
+            now = dt.datetime.now(dt.UTC)
+            if _passes_typed(con, kinds, pending, prepared, bool(periods), today):
+                _load(con, kinds, pending, paths, hashes, loaded, now, results, TYPED)
+                return
+            whole: dict[Key, dict[str, list[Finding]]] = {d.key: {} for d in pending}
+            rows: dict[Key, dict[str, list[Finding]]] = {d.key: {} for d in pending}
+            for schema in kinds:
+                batch = prepared[schema.kind]
+                file_level = stage_files(con, schema, batch)
+                readable = {key: path for key, path in batch.files.items() if not file_level[key]}
+                checked = check_rows(con, schema, readable, periods) if readable else {}
+                for key in batch.files:
+                    whole[key][schema.kind] = file_level[key]
+                    rows[key][schema.kind] = checked.get(key, [])
         for delivery in pending:
             whole[delivery.key][kinds[0].kind] += _too_early(delivery, today)
-        now = dt.datetime.now(dt.UTC)
         clean = []
         for delivery in pending:
             key = delivery.key
@@ -242,17 +260,28 @@ def _validate_and_load(con, kinds, pending, hashes, loaded, results, today) -> N
                 count,
             )
         if clean:
-            _load(con, kinds, clean, paths, hashes, loaded, now, results)
+            _load(con, kinds, clean, paths, hashes, loaded, now, results, TEXT)
     finally:
         _drop_stages(con, kinds)
+
+
+def _passes_typed(con, kinds, pending, prepared, with_periods: bool, today) -> bool:
+    """Whether the batch, read typed, has no finding at all (then every delivery is clean)."""
+    if any(_too_early(delivery, today) for delivery in pending):
+        return False
+    return all(
+        stage_typed(con, schema, prepared[schema.kind]) and passes_checks(con, schema, with_periods)
+        for schema in kinds
+    )
 
 
 def _delivery_id(kind: str, key: Key, digest: str) -> str:
     return f"{kind}:{key[0]}:{key[1]}:{digest[:16]}"
 
 
-def _load(con, kinds, clean, paths, hashes, loaded, now, results) -> None:
-    """Every clean delivery in one transaction: a restatement replaces only the changed files."""
+def _load(con, kinds, clean, paths, hashes, loaded, now, results, staging: Staging) -> None:
+    """Every clean delivery in one transaction, from the batch's staging: a restatement replaces
+    only the changed files."""
     for delivery in clean:
         results[delivery.key] = LoadResult(
             *delivery.key, changed=True, restated=bool(loaded[delivery.key])
@@ -264,7 +293,7 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results) -> None:
             ]
             if not changed:
                 continue
-            stage = stage_table(schema.kind)
+            stage = staging.table(schema.kind)
             ids = [
                 (*key, _delivery_id(schema.kind, key, hashes[key][schema.kind])) for key in changed
             ]
@@ -395,6 +424,7 @@ def reject_folder(con, deal_id: str, scope: str, folder: Path, finding: Finding)
 
 def _drop_stages(con, kinds) -> None:
     for schema in kinds:
-        con.execute(f"drop table if exists {stage_table(schema.kind)}")
+        for staging in (TEXT, TYPED):
+            con.execute(f"drop table if exists {staging.table(schema.kind)}")
         con.execute(f"drop table if exists {findings_table(schema.kind)}")
     con.execute("drop table if exists stage_periods")

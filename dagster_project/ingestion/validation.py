@@ -1,16 +1,22 @@
 """Checks a delivered file before anything is loaded; every problem names file, row and field.
 
-A file is read into a temporary all-text table first (one row per data row, in file order), so a
-wrong type is a finding, not a crash. Every check is one set-based query over that typed staging
-read. Files are keyed by their trust and scope: (deal_id, collection period) for the monthly
-tapes, (deal_id, file kind) for the files delivered once.
+Every check is one set-based query over a staged batch (the files of one kind of several
+deliveries). A batch is staged twice at most:
+
+- typed first (TYPED): each value read with its type, money with ten decimals. A value of the
+  wrong type fails the read. This is the screen a clean batch passes, and the rows it loads.
+- as delivered (TEXT), when the typed read fails or the checks find anything: every value as
+  text, so a wrong type is a finding, not a crash, and each finding and quarantined record shows
+  the value as delivered.
+
+Files are keyed by their trust and scope: (deal_id, collection period) for the monthly tapes,
+(deal_id, file kind) for the files delivered once.
 """
 
 import csv
 import datetime as dt
 import gzip
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +45,47 @@ class Finding:
         return f"{where}: {self.reason}{shown}"
 
 
+# Money in the typed staging: ten decimals, as the fractions-of-a-cent check reads them, in 64
+# bits (DuckDB's fast decimals), so amounts of $100 million or more fail the typed read and their
+# file is checked as text (the servicer's tangible net worth, for one).
+TYPED_MONEY = "decimal(18, 10)"
+EXACT_MONEY = "decimal(38, 10)"  # text read as an amount with ten decimals, for the cents check
+
+
+@dataclass(frozen=True)
+class Staging:
+    """How a batch is staged: as delivered text (every value `varchar`, read through try_cast),
+    or typed. The same checks run on both; on typed values they find what they find on the text
+    (the value of a cast is the value of the same try_cast) or more (a duplicate compares typed
+    values; money with a fraction of a cent may round differently, and is a finding anyway), never
+    less, so a batch that passes them typed passes them as text."""
+
+    typed: bool
+
+    def table(self, kind: str) -> str:
+        return f"typed_{kind}" if self.typed else f"stage_{kind}"
+
+    def stored_type(self, column_type: str) -> str:
+        if not self.typed:
+            return "varchar"
+        return TYPED_MONEY if column_type == MONEY else column_type
+
+    def value(self, name: str, column_type: str, alias: str = "") -> str:
+        """SQL for a column's value in its warehouse type (NULL for text of another type)."""
+        column = f'{alias}."{name}"' if alias else f'"{name}"'
+        return f"{'cast' if self.typed else 'try_cast'}({column} as {column_type})"
+
+    def exact_money(self, name: str) -> str:
+        """SQL for an amount with ten decimals (the fractions-of-a-cent check)."""
+        return f'"{name}"' if self.typed else f'try_cast("{name}" as {EXACT_MONEY})'
+
+
+TEXT, TYPED = Staging(typed=False), Staging(typed=True)
+
+
 def stage_table(kind: str) -> str:
-    return f"stage_{kind}"
+    """The staged text of a batch (its records are what raw.quarantine keeps)."""
+    return TEXT.table(kind)
 
 
 def _csv_header(path: Path) -> list[str] | Finding:
@@ -147,11 +192,54 @@ def _read_error(path: Path, names: list[str], error: duckdb.Error) -> Finding:
     return Finding(str(path), None, None, f"file cannot be read: {first_line}")
 
 
+@dataclass
+class PreparedFiles:
+    """A batch's files of one kind, ready to read: each readable file (an EX-102 filing converted
+    to the tape's columns as CSV) with its header, and each key's findings about its file as a
+    whole (missing, empty, a header naming other columns)."""
+
+    files: dict[Key, Path]  # as delivered
+    readable: dict[Key, tuple[Path, list[str]]]
+    findings: dict[Key, list[Finding]]
+
+
+def prepare_files(schema: FileSchema, files: dict[Key, Path], workdir: Path) -> PreparedFiles:
+    """`files` ((deal_id, scope) -> path) checked as whole files; EX-102 filings are converted into
+    `workdir`, which must outlive the staging."""
+    findings: dict[Key, list[Finding]] = {}
+    readable: dict[Key, tuple[Path, list[str]]] = {}
+    for number, (key, path) in enumerate(files.items()):
+        read = path
+        if path.suffix == ".xml" and path.exists():
+            read = workdir / f"{schema.kind}_{number}.csv"
+            try:  # EX-102: streamed into the tape's columns, then read like a CSV
+                ex102.convert(path, read, schema)
+            except ex102.Ex102Error as error:
+                findings[key] = [Finding(str(path), None, None, f"file cannot be read: {error}")]
+                continue
+        header, found = _file_findings(schema, read)
+        findings[key] = [Finding(str(path), f.row, f.field, f.reason, f.value) for f in found]
+        if not found:
+            readable[key] = (read, header)
+    return PreparedFiles(files, readable, findings)
+
+
+def _create_stage(con, schema: FileSchema, staging: Staging) -> str:
+    table = staging.table(schema.kind)
+    con.execute(f"drop table if exists {table}")
+    con.execute(
+        f"create temp table {table} (deal_id varchar, scope varchar, "
+        + ", ".join(f'"{c.name}" {staging.stored_type(c.type)}' for c in schema.columns)
+        + ")"
+    )
+    return table
+
+
 def stage_files(
-    con: duckdb.DuckDBPyConnection, schema: FileSchema, files: dict[Key, Path]
+    con: duckdb.DuckDBPyConnection, schema: FileSchema, prepared: PreparedFiles
 ) -> dict[Key, list[Finding]]:
-    """Read every readable file of `files` ((deal_id, scope) -> path) as text into one temp table
-    (deal_id, scope, columns...); return each key's file-level findings.
+    """Read every readable file of the batch as text into one temp table (deal_id, scope,
+    columns...); return each key's file-level findings.
 
     The files of one format and header are read by one query (one multi-file read is about twice
     as fast as a union of one read per file). Rows go in in file order, a key's rows together,
@@ -159,33 +247,46 @@ def stage_files(
     A file that cannot be parsed (truncated, not UTF-8 past its header) fails the combined read;
     the files are then read one by one, so the finding names that file, row and field.
     """
-    table = stage_table(schema.kind)
-    con.execute(f"drop table if exists {table}")
-    con.execute(
-        f"create temp table {table} (deal_id varchar, scope varchar, "
-        + ", ".join(f'"{name}" varchar' for name in schema.names)
-        + ")"
-    )
-    findings: dict[Key, list[Finding]] = {}
-    readable: dict[Key, tuple[Path, list[str]]] = {}
-    with tempfile.TemporaryDirectory(prefix="caot_stage_") as converted:
-        for number, (key, path) in enumerate(files.items()):
-            read = path
-            if path.suffix == ".xml" and path.exists():
-                read = Path(converted) / f"{number}.csv"
-                try:  # EX-102: streamed into the tape's columns, then read like a CSV
-                    ex102.convert(path, read, schema)
-                except ex102.Ex102Error as error:
-                    findings[key] = [
-                        Finding(str(path), None, None, f"file cannot be read: {error}")
-                    ]
-                    continue
-            header, found = _file_findings(schema, read)
-            findings[key] = [Finding(str(path), f.row, f.field, f.reason, f.value) for f in found]
-            if not found:
-                readable[key] = (read, header)
-        _read_into(con, table, schema, files, readable, findings)
+    table = _create_stage(con, schema, TEXT)
+    findings = {key: list(found) for key, found in prepared.findings.items()}
+    readable = prepared.readable
+    try:
+        for keys in _read_groups(readable):
+            _insert(con, table, schema, TEXT, readable, keys)
+    except duckdb.Error:
+        con.execute(f"delete from {table}")
+        for key in readable:
+            try:
+                _insert(con, table, schema, TEXT, readable, [key])
+            except duckdb.Error as error:
+                path, names = readable[key]
+                found = _read_error(path, names, error)
+                findings[key].append(
+                    Finding(str(prepared.files[key]), found.row, found.field, found.reason)
+                )
+    for key in _without_rows(con, table, schema, readable):
+        if not findings[key]:
+            findings[key].append(
+                Finding(str(prepared.files[key]), None, None, "file has a header but no rows")
+            )
     return findings
+
+
+def stage_typed(
+    con: duckdb.DuckDBPyConnection, schema: FileSchema, prepared: PreparedFiles
+) -> bool:
+    """Read the batch typed into one temp table, as stage_files reads it as text. False when
+    that finds anything: a file-level finding, a value that is not of its column's type (or
+    money of $100 million or more), a file with no rows where rows are required."""
+    table = _create_stage(con, schema, TYPED)
+    if any(prepared.findings.values()):
+        return False
+    try:
+        for keys in _read_groups(prepared.readable):
+            _insert(con, table, schema, TYPED, prepared.readable, keys)
+    except duckdb.Error:
+        return False
+    return not _without_rows(con, table, schema, prepared.readable)
 
 
 def numbered_stage(kind: str) -> str:
@@ -200,64 +301,59 @@ def numbered_stage(kind: str) -> str:
     )
 
 
-def _read_into(con, table, schema, files, readable, findings) -> None:
-    def insert(keys: list[Key]) -> None:
-        path, names = readable[keys[0]]
-        # a column a format may leave out reads as NULL
-        wanted = ", ".join(
-            f'"{name}"::varchar' if name in names else f'null::varchar as "{name}"'
-            for name in schema.names
-        )
-        paths = [str(readable[key][0]) for key in keys]
-        params = {"paths": paths, "deals": [k[0] for k in keys], "scopes": [k[1] for k in keys]}
-        if path.suffix != ".parquet":
-            params["columns"] = {name: "VARCHAR" for name in names}
-        position = "list_position($paths::varchar[], filename)"
-        con.execute(
-            f"insert into {table} select list_extract($deals::varchar[], {position}), "
-            f"list_extract($scopes::varchar[], {position}), {wanted} "
-            f"from {_reader(path.suffix)}",
-            params,
-        )
-
-    # one read per format and header; a file given for two keys is read once for each (its rows
-    # would otherwise all take the first key)
+def _read_groups(readable: dict[Key, tuple[Path, list[str]]]) -> list[list[Key]]:
+    """The keys read by one query each: one read per format and header; a file given for two keys
+    is read once for each (its rows would otherwise all take the first key)."""
     groups: dict[tuple, list[Key]] = {}
     for key, (path, names) in readable.items():
         group = (path.suffix == ".parquet", tuple(names))
         while any(readable[other][0] == path for other in groups.get(group, [])):
             group += ("again",)
         groups.setdefault(group, []).append(key)
-    try:
-        for keys in groups.values():
-            insert(keys)
-    except duckdb.Error:
-        con.execute(f"delete from {table}")
-        for key in readable:
-            try:
-                insert([key])
-            except duckdb.Error as error:
-                path, names = readable[key]
-                found = _read_error(path, names, error)
-                findings[key].append(Finding(str(files[key]), found.row, found.field, found.reason))
-    if not schema.allow_empty:
-        counts = {
-            (deal, scope): count
-            for deal, scope, count in con.execute(
-                f"select deal_id, scope, count(*) from {table} group by all"
-            ).fetchall()
-        }
-        for key in readable:
-            if not findings[key] and not counts.get(key):
-                findings[key].append(
-                    Finding(str(files[key]), None, None, "file has a header but no rows")
-                )
+    return list(groups.values())
 
 
-def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
+def _insert(con, table, schema: FileSchema, staging: Staging, readable, keys: list[Key]) -> None:
+    """The files of `keys` (one format and header) into the stage, each value cast to the
+    staging's type (an error for a value not of that type)."""
+    path, names = readable[keys[0]]
+    # a column a format may leave out reads as NULL
+    wanted = ", ".join(
+        f'cast("{c.name}"::varchar as {staging.stored_type(c.type)})'
+        if c.name in names
+        else f'null::{staging.stored_type(c.type)} as "{c.name}"'
+        for c in schema.columns
+    )
+    paths = [str(readable[key][0]) for key in keys]
+    params = {"paths": paths, "deals": [k[0] for k in keys], "scopes": [k[1] for k in keys]}
+    if path.suffix != ".parquet":
+        params["columns"] = {name: "VARCHAR" for name in names}
+    position = "list_position($paths::varchar[], filename)"
+    con.execute(
+        f"insert into {table} select list_extract($deals::varchar[], {position}), "
+        f"list_extract($scopes::varchar[], {position}), {wanted} "
+        f"from {_reader(path.suffix)}",
+        params,
+    )
+
+
+def _without_rows(con, table: str, schema: FileSchema, readable) -> list[Key]:
+    """The readable files with a header and no rows, where the schema requires rows."""
+    if schema.allow_empty:
+        return []
+    counts = dict(
+        ((deal, scope), count)
+        for deal, scope, count in con.execute(
+            f"select deal_id, scope, count(*) from {table} group by all"
+        ).fetchall()
+    )
+    return [key for key in readable if not counts.get(key)]
+
+
+def row_checks(schema: FileSchema, with_periods: bool, staging: Staging = TEXT) -> tuple[str, list]:
     """One query returning (deal_id, scope, row, field, reason, value) for every failing cell of
     the stage; period bounds come from the temp table stage_periods when `with_periods`."""
-    table = stage_table(schema.kind)
+    table = staging.table(schema.kind)
     parts, params = [], []
 
     def add(sql: str, *values):
@@ -278,28 +374,30 @@ def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
                 f"select deal_id, scope, rowid, '{label}', 'missing value', null from {table} "
                 f"where {name} is null{omitted}"
             )
-        add(
-            f"select deal_id, scope, rowid, '{label}', 'not a valid {column.type}', {name} "
-            f"from {table} where {name} is not null and try_cast({name} as {column.type}) is null"
-        )
+        value = staging.value(column.name, column.type)
+        if not staging.typed:  # typed, a value of another type fails the read
+            add(
+                f"select deal_id, scope, rowid, '{label}', 'not a valid {column.type}', {name} "
+                f"from {table} where {name} is not null and {value} is null"
+            )
         if column.type == MONEY:
             # money in a delivery has cents: a third decimal would be rounded away silently
+            exact = staging.exact_money(column.name)
             add(
                 f"select deal_id, scope, rowid, '{label}', "
                 "'amount has fractions of a cent (money has two decimals)', "
-                f"{name} from {table} where try_cast({name} as decimal(38, 10)) "
-                f"<> try_cast(try_cast({name} as decimal(38, 10)) as {MONEY})"
+                f"{name} from {table} where {exact} <> try_cast({exact} as {MONEY})"
             )
         if column.nonnegative:
             add(
                 f"select deal_id, scope, rowid, '{label}', 'negative amount', {name} "
-                f"from {table} where try_cast({name} as {column.type}) < 0"
+                f"from {table} where {value} < 0"
             )
         if column.maximum is not None:
             add(
                 f"select deal_id, scope, rowid, '{label}', 'absurd amount (over "
                 f"{column.maximum})', {name} from {table} "
-                f"where try_cast({name} as {column.type}) > ?::{column.type}",
+                f"where {value} > ?::{column.type}",
                 column.maximum,
             )
         if column.allowed:
@@ -322,9 +420,10 @@ def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
         # nothing (ingestion/ex102.py)
         left_before = (
             f"""coalesce(stage."{schema.source_column}" = 'ex102' and stage."zeroBalanceCode" """
-            'is not null and try_cast(stage."reportingPeriodBeginningLoanBalanceAmount" as '
-            'decimal(18, 2)) = 0 and try_cast(stage."reportingPeriodActualEndBalanceAmount" '
-            "as decimal(18, 2)) = 0, false)"
+            "is not null and "
+            f"{staging.value('reportingPeriodBeginningLoanBalanceAmount', MONEY, 'stage')} = 0 "
+            f"and {staging.value('reportingPeriodActualEndBalanceAmount', MONEY, 'stage')} = 0, "
+            "false)"
             if schema.kind == "loan_status"
             else "false"
         )
@@ -342,7 +441,8 @@ def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
                 f"select stage.deal_id, stage.scope, stage.rowid, '{name}', "
                 "'tape is for another Collection Period', "
                 f'stage."{name}" from {table} as stage inner join stage_periods as period '
-                f'using (deal_id, scope) where try_cast(stage."{name}" as date) <> period.{bound}'
+                f"using (deal_id, scope) where {staging.value(name, 'date', 'stage')} "
+                f"<> period.{bound}"
             )
     if schema.date_in_period and with_periods:
         name = schema.date_in_period
@@ -350,18 +450,13 @@ def row_checks(schema: FileSchema, with_periods: bool) -> tuple[str, list]:
             f"select stage.deal_id, stage.scope, stage.rowid, '{name}', "
             "'date outside the Collection Period', "
             f'stage."{name}" from {table} as stage inner join stage_periods as period '
-            f'using (deal_id, scope) where try_cast(stage."{name}" as date) '
-            f"not between period.period_start and period.period_end"
+            f"using (deal_id, scope) where {staging.value(name, 'date', 'stage')} "
+            "not between period.period_start and period.period_end"
         )
     return " union all ".join(parts), params
 
 
-def _money(column: str, alias: str = "") -> str:
-    prefix = f"{alias}." if alias else ""
-    return f'try_cast({prefix}"{column}" as decimal(18, 2))'
-
-
-def tape_consistency_checks(con) -> str:
+def tape_consistency_checks(con, staging: Staging = TEXT) -> str:
     """The loan-level tapes of the batch against themselves and against the chain of periods:
 
     - the ending balance follows from the beginning balance less principal collected, rebates
@@ -379,7 +474,11 @@ def tape_consistency_checks(con) -> str:
     The previous period is taken from the batch if it is in it, else from what is loaded; one
     neither delivered nor loaded cannot be compared (the certificate gate withholds from it).
     """
-    table = stage_table("loan_status")
+    table = staging.table("loan_status")
+
+    def _money(column: str, alias: str = "") -> str:
+        return staging.value(column, MONEY, alias)
+
     begin, end = (
         "reportingPeriodBeginningLoanBalanceAmount",
         "reportingPeriodActualEndBalanceAmount",
@@ -388,7 +487,10 @@ def tape_consistency_checks(con) -> str:
     loaded = (
         f'union all select deal_id, collection_period, "assetNumber", "{end}", "{begin}" '
         "from raw.loan_status as loaded where not exists (select 1 from stage_periods as batch "
-        "where batch.deal_id = loaded.deal_id and batch.scope = loaded.collection_period)"
+        "where batch.deal_id = loaded.deal_id and batch.scope = loaded.collection_period) "
+        # only the periods next to the batch's are compared (not every loaded row)
+        "and (loaded.deal_id, loaded.collection_period) in (select (deal_id, previous_scope) "
+        "from stage_periods union all select (deal_id, next_scope) from stage_periods)"
         if has_loaded
         else ""
     )
@@ -484,12 +586,12 @@ def tape_consistency_checks(con) -> str:
     """
 
 
-def missing_transactions_check() -> str:
+def missing_transactions_check(staging: Staging = TEXT) -> str:
     """A transactions file with a header and no rows, while the period's tape (staged before it,
     same batch) reports money paid: the payments behind the tape's collections were not
     delivered. A file with no rows is a delivery when nothing was paid."""
-    tape, transactions = stage_table("loan_status"), stage_table("payment_transactions")
-    paid = _money("totalActualAmountPaid", "tape")
+    tape, transactions = staging.table("loan_status"), staging.table("payment_transactions")
+    paid = staging.value("totalActualAmountPaid", MONEY, "tape")
     return f"""
         select tape.deal_id, tape.scope, null, null, 'no payment transactions delivered (the
             file has a header and no rows), while the tape reports ' || count(*) filter (where
@@ -539,6 +641,22 @@ def findings_table(kind: str) -> str:
     return f"findings_{kind}"
 
 
+def batch_checks(con, schema: FileSchema, with_periods: bool, staging: Staging) -> tuple[str, list]:
+    """Every check of a staged batch of `schema`'s files as one query (row_checks' columns)."""
+    sql, params = row_checks(schema, with_periods, staging)
+    if schema.kind == "loan_status" and with_periods:
+        sql = f"{sql} union all {tape_consistency_checks(con, staging)}"
+    if schema.kind == "payment_transactions" and with_periods:
+        sql = f"{sql} union all {missing_transactions_check(staging)}"
+    return sql, params
+
+
+def passes_checks(con, schema: FileSchema, with_periods: bool) -> bool:
+    """Whether the typed staging of the batch (stage_typed) passes every check."""
+    sql, params = batch_checks(con, schema, with_periods, TYPED)
+    return con.execute(f"select not exists ({sql})", params).fetchone()[0]
+
+
 def check_rows(
     con,
     schema: FileSchema,
@@ -549,11 +667,7 @@ def check_rows(
     in the temp table findings_table(kind) (deal_id, scope, row_number, field, reason, value),
     the first FINDINGS_KEPT per key returned (a tape of millions of bad rows stays in DuckDB,
     within its memory limit, and is quarantined from there)."""
-    sql, params = row_checks(schema, with_periods=bool(periods))
-    if schema.kind == "loan_status" and periods:
-        sql = f"{sql} union all {tape_consistency_checks(con)}"
-    if schema.kind == "payment_transactions" and periods:
-        sql = f"{sql} union all {missing_transactions_check()}"
+    sql, params = batch_checks(con, schema, bool(periods), TEXT)
     stage, table = stage_table(schema.kind), findings_table(schema.kind)
     con.execute(
         f"create or replace temp table {table} as "
