@@ -350,16 +350,28 @@ def _without_rows(con, table: str, schema: FileSchema, readable) -> list[Key]:
     return [key for key in readable if not counts.get(key)]
 
 
-def row_checks(schema: FileSchema, with_periods: bool, staging: Staging = TEXT) -> tuple[str, list]:
-    """One query returning (deal_id, scope, row, field, reason, value) for every failing cell of
-    the stage; period bounds come from the temp table stage_periods when `with_periods`."""
-    table = staging.table(schema.kind)
-    parts, params = [], []
+@dataclass(frozen=True)
+class CellCheck:
+    """A check of one staged row by itself: the field it names, the reason, the value shown with
+    a finding and the predicate a failing row meets (SQL over the staged row)."""
 
-    def add(sql: str, *values):
-        parts.append(sql)
-        params.extend(values)
+    field: str
+    reason: str
+    shown: str
+    failing: str
+    params: tuple = ()
 
+    def findings(self, table: str) -> str:
+        return (
+            f"select deal_id, scope, rowid, '{self.field}', '{self.reason}', {self.shown} "
+            f"from {table} where {self.failing}"
+        )
+
+
+def cell_checks(schema: FileSchema, staging: Staging) -> list[CellCheck]:
+    """Each column's checks: present, of its type, in cents, not negative, not absurd, a code
+    accepted."""
+    checks = []
     for column in schema.columns:
         name = f'"{column.name}"'
         label = column.name
@@ -370,45 +382,63 @@ def row_checks(schema: FileSchema, with_periods: bool, staging: Staging = TEXT) 
                 if column.omissible
                 else ""
             )
-            add(
-                f"select deal_id, scope, rowid, '{label}', 'missing value', null from {table} "
-                f"where {name} is null{omitted}"
-            )
+            checks.append(CellCheck(label, "missing value", "null", f"{name} is null{omitted}"))
         value = staging.value(column.name, column.type)
         if not staging.typed:  # typed, a value of another type fails the read
-            add(
-                f"select deal_id, scope, rowid, '{label}', 'not a valid {column.type}', {name} "
-                f"from {table} where {name} is not null and {value} is null"
+            checks.append(
+                CellCheck(
+                    label,
+                    f"not a valid {column.type}",
+                    name,
+                    f"{name} is not null and {value} is null",
+                )
             )
         if column.type == MONEY:
             # money in a delivery has cents: a third decimal would be rounded away silently
             exact = staging.exact_money(column.name)
-            add(
-                f"select deal_id, scope, rowid, '{label}', "
-                "'amount has fractions of a cent (money has two decimals)', "
-                f"{name} from {table} where {exact} <> try_cast({exact} as {MONEY})"
+            checks.append(
+                CellCheck(
+                    label,
+                    "amount has fractions of a cent (money has two decimals)",
+                    name,
+                    f"{exact} <> try_cast({exact} as {MONEY})",
+                )
             )
         if column.nonnegative:
-            add(
-                f"select deal_id, scope, rowid, '{label}', 'negative amount', {name} "
-                f"from {table} where {value} < 0"
-            )
+            checks.append(CellCheck(label, "negative amount", name, f"{value} < 0"))
         if column.maximum is not None:
-            add(
-                f"select deal_id, scope, rowid, '{label}', 'absurd amount (over "
-                f"{column.maximum})', {name} from {table} "
-                f"where {value} > ?::{column.type}",
-                column.maximum,
+            checks.append(
+                CellCheck(
+                    label,
+                    f"absurd amount (over {column.maximum})",
+                    name,
+                    f"{value} > ?::{column.type}",
+                    (column.maximum,),
+                )
             )
         if column.allowed:
-            add(
-                f"select deal_id, scope, rowid, '{label}', 'value not in the accepted codes', "
-                f"{name} from {table} where {name} is not null "
-                f"and not list_contains(?::varchar[], {name})",
-                list(column.allowed),
+            checks.append(
+                CellCheck(
+                    label,
+                    "value not in the accepted codes",
+                    name,
+                    f"{name} is not null and not list_contains(?::varchar[], {name})",
+                    (list(column.allowed),),
+                )
             )
+    return checks
+
+
+def set_checks(
+    con, schema: FileSchema, with_periods: bool, staging: Staging
+) -> tuple[list[str], list]:
+    """The checks across rows, files and tables, each a query of row_checks' columns: duplicate
+    rows, receivables not in the schedule, the period's bounds (from the temp table
+    stage_periods when `with_periods`), the tapes' consistency."""
+    table = staging.table(schema.kind)
+    parts, params = [], []
     keys = ", ".join(f'"{k}"' for k in schema.key)
-    add(
+    parts.append(
         f"select deal_id, scope, rowid, '{'+'.join(schema.key)}', 'duplicate row', "
         f"concat_ws('|', {keys}) from (select *, rowid, count(*) over "
         f"(partition by deal_id, scope, {keys}) as copies from {table}) as counted "
@@ -427,7 +457,7 @@ def row_checks(schema: FileSchema, with_periods: bool, staging: Staging = TEXT) 
             if schema.kind == "loan_status"
             else "false"
         )
-        add(
+        parts.append(
             f"select deal_id, scope, rowid, '{schema.id_column}', "
             "'receivable not in the Receivable Schedule', "
             f'"{schema.id_column}" from {table} as stage where not exists ('
@@ -437,7 +467,7 @@ def row_checks(schema: FileSchema, with_periods: bool, staging: Staging = TEXT) 
         )
     if schema.period_columns and with_periods:
         for name, bound in zip(schema.period_columns, ("period_start", "period_end"), strict=True):
-            add(
+            parts.append(
                 f"select stage.deal_id, stage.scope, stage.rowid, '{name}', "
                 "'tape is for another Collection Period', "
                 f'stage."{name}" from {table} as stage inner join stage_periods as period '
@@ -446,14 +476,18 @@ def row_checks(schema: FileSchema, with_periods: bool, staging: Staging = TEXT) 
             )
     if schema.date_in_period and with_periods:
         name = schema.date_in_period
-        add(
+        parts.append(
             f"select stage.deal_id, stage.scope, stage.rowid, '{name}', "
             "'date outside the Collection Period', "
             f'stage."{name}" from {table} as stage inner join stage_periods as period '
             f"using (deal_id, scope) where {staging.value(name, 'date', 'stage')} "
             "not between period.period_start and period.period_end"
         )
-    return " union all ".join(parts), params
+    if schema.kind == "loan_status" and with_periods:
+        parts.append(tape_consistency_checks(con, staging))
+    if schema.kind == "payment_transactions" and with_periods:
+        parts.append(missing_transactions_check(staging))
+    return parts, params
 
 
 def tape_consistency_checks(con, staging: Staging = TEXT) -> str:
@@ -484,19 +518,21 @@ def tape_consistency_checks(con, staging: Staging = TEXT) -> str:
         "reportingPeriodActualEndBalanceAmount",
     )
     has_loaded = table_exists(con, "raw", "loan_status")
+    # the loaded periods next to the batch's, outside it (not every loaded row)
     loaded = (
-        f'union all select deal_id, collection_period, "assetNumber", "{end}", "{begin}" '
-        "from raw.loan_status as loaded where not exists (select 1 from stage_periods as batch "
-        "where batch.deal_id = loaded.deal_id and batch.scope = loaded.collection_period) "
-        # only the periods next to the batch's are compared (not every loaded row)
-        "and (loaded.deal_id, loaded.collection_period) in (select (deal_id, previous_scope) "
-        "from stage_periods union all select (deal_id, next_scope) from stage_periods)"
+        f'(select deal_id, collection_period as scope, "assetNumber", "{end}" as ending, '
+        f'"{begin}" as beginning from raw.loan_status as loaded where not exists (select 1 '
+        "from stage_periods as batch where batch.deal_id = loaded.deal_id and batch.scope = "
+        "loaded.collection_period) and (loaded.deal_id, loaded.collection_period) in (select "
+        "(deal_id, previous_scope) from stage_periods union all select (deal_id, next_scope) "
+        "from stage_periods))"
         if has_loaded
-        else ""
+        else f'(select deal_id, scope, "assetNumber", null::{MONEY} as ending, null::{MONEY} '
+        f"as beginning from {table} where false)"
     )
-    known = (
+    known = (  # the batch's and the loaded periods next to them
         f'(select deal_id, scope, "assetNumber", {_money(end)} as ending, '
-        f"{_money(begin)} as beginning from {table} {loaded})"
+        f"{_money(begin)} as beginning from {table} union all select * from {loaded})"
     )
     has_rows = (
         f"exists (select 1 from {table} as any_row where any_row.deal_id = period.deal_id "
@@ -541,12 +577,10 @@ def tape_consistency_checks(con, staging: Staging = TEXT) -> str:
             || '): a restatement must agree with the periods after it', stage."{end}"
         from {table} as stage
         inner join stage_periods as period using (deal_id, scope)
-        inner join {known} as later
+        inner join {loaded} as later
             on later.deal_id = stage.deal_id and later.scope = period.next_scope
             and later."assetNumber" = stage."assetNumber"
-        where not exists (select 1 from stage_periods as batch
-            where batch.deal_id = stage.deal_id and batch.scope = period.next_scope)
-            and {_money(end, "stage")} <> later.beginning
+        where {_money(end, "stage")} <> later.beginning
         union all
         select period.deal_id, period.scope, null, 'assetNumber', 'receivable outstanding at the
             end of ' || period.previous_scope || ' is missing from the tape', prior."assetNumber"
@@ -641,20 +675,27 @@ def findings_table(kind: str) -> str:
     return f"findings_{kind}"
 
 
-def batch_checks(con, schema: FileSchema, with_periods: bool, staging: Staging) -> tuple[str, list]:
-    """Every check of a staged batch of `schema`'s files as one query (row_checks' columns)."""
-    sql, params = row_checks(schema, with_periods, staging)
-    if schema.kind == "loan_status" and with_periods:
-        sql = f"{sql} union all {tape_consistency_checks(con, staging)}"
-    if schema.kind == "payment_transactions" and with_periods:
-        sql = f"{sql} union all {missing_transactions_check(staging)}"
-    return sql, params
+def row_checks(con, schema: FileSchema, with_periods: bool) -> tuple[str, list]:
+    """One query returning (deal_id, scope, row, field, reason, value) for every finding in the
+    staged text of a batch of `schema`'s files."""
+    cells = cell_checks(schema, TEXT)
+    parts, params = set_checks(con, schema, with_periods, TEXT)
+    cell_params = [value for check in cells for value in check.params]
+    table = TEXT.table(schema.kind)
+    return " union all ".join([c.findings(table) for c in cells] + parts), cell_params + params
 
 
 def passes_checks(con, schema: FileSchema, with_periods: bool) -> bool:
-    """Whether the typed staging of the batch (stage_typed) passes every check."""
-    sql, params = batch_checks(con, schema, with_periods, TYPED)
-    return con.execute(f"select not exists ({sql})", params).fetchone()[0]
+    """Whether the typed staging of the batch (stage_typed) passes every check: the cell checks
+    as one filter of one scan (which one fails does not matter here), then the others."""
+    cells = cell_checks(schema, TYPED)
+    parts, params = set_checks(con, schema, with_periods, TYPED)
+    failing = " or ".join(f"({check.failing})" for check in cells)
+    return con.execute(
+        f"select not exists (select 1 from {TYPED.table(schema.kind)} where {failing}) "
+        f"and not exists ({' union all '.join(parts)})",
+        [value for check in cells for value in check.params] + params,
+    ).fetchone()[0]
 
 
 def check_rows(
@@ -667,7 +708,7 @@ def check_rows(
     in the temp table findings_table(kind) (deal_id, scope, row_number, field, reason, value),
     the first FINDINGS_KEPT per key returned (a tape of millions of bad rows stays in DuckDB,
     within its memory limit, and is quarantined from there)."""
-    sql, params = batch_checks(con, schema, bool(periods), TEXT)
+    sql, params = row_checks(con, schema, bool(periods))
     stage, table = stage_table(schema.kind), findings_table(schema.kind)
     con.execute(
         f"create or replace temp table {table} as "
