@@ -146,7 +146,9 @@ def load_tapes(
             report.add(result)
         position += len(chunk)
         if len(keys) > 1:
-            log(f"{chunk[0].deal_id} {chunk[0].scope}..{chunk[-1].scope}: {report.summary()}")
+            first, last = chunk[0], chunk[-1]
+            upto = last.scope if last.deal_id == first.deal_id else f"{last.deal_id} {last.scope}"
+            log(f"{first.deal_id} {first.scope}..{upto}: {report.summary()}")
     return report
 
 
