@@ -18,9 +18,9 @@ from dagster_project.ingestion.loader import Delivery, IngestionError, load_deli
 PERIOD = "2015-10"
 
 
-@pytest.fixture()
-def con(tmp_path, small_deal):
-    connection = duckdb.connect(str(tmp_path / "w.duckdb"))
+def warehouse_with_schedule(path: Path, small_deal: Path) -> duckdb.DuckDBPyConnection:
+    """A warehouse holding the small deal's terms and Receivable Schedule."""
+    connection = duckdb.connect(str(path))
     load_deal_tables(connection, [load_deal()])
     load_files(
         connection,
@@ -28,6 +28,12 @@ def con(tmp_path, small_deal):
         "receivable_schedule",
         [(schemas.RECEIVABLE_SCHEDULE, small_deal / DEAL_ID / "receivable_schedule.csv")],
     )
+    return connection
+
+
+@pytest.fixture()
+def con(tmp_path, small_deal):
+    connection = warehouse_with_schedule(tmp_path / "w.duckdb", small_deal)
     yield connection
     connection.close()
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import DEAL_ID, deliveries
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from test_ingestion import PERIOD, load_period
+from test_ingestion import PERIOD, load_period, warehouse_with_schedule
 
 from dagster_project.ingestion import loader, schemas
 from dagster_project.ingestion.schemas import MAX_AMOUNT, MONEY, Column, FileSchema
@@ -127,7 +127,7 @@ def test_a_clean_delivery_loads_typed_the_rows_the_text_would_load(
     for way in ("typed", "text"):
         folder = tmp_path / way
         shutil.copytree(deliveries(small_deal) / PERIOD, folder)
-        con = fresh_warehouse(tmp_path / f"{way}.duckdb", small_deal)
+        con = warehouse_with_schedule(tmp_path / f"{way}.duckdb", small_deal)
         staged_as_text = []
         monkeypatch.setattr(
             loader,
@@ -145,19 +145,3 @@ def test_a_clean_delivery_loads_typed_the_rows_the_text_would_load(
         con.close()
         monkeypatch.undo()
     assert loaded["typed"]["loan_status"] and loaded["typed"] == loaded["text"]
-
-
-def fresh_warehouse(path: Path, small_deal: Path):
-    from dagster_project.deal import load_deal
-    from dagster_project.ingestion.deal_tables import load_deal_tables
-    from dagster_project.ingestion.loader import load_files
-
-    con = duckdb.connect(str(path))
-    load_deal_tables(con, [load_deal()])
-    load_files(
-        con,
-        DEAL_ID,
-        "receivable_schedule",
-        [(schemas.RECEIVABLE_SCHEDULE, small_deal / DEAL_ID / "receivable_schedule.csv")],
-    )
-    return con
