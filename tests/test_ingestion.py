@@ -410,6 +410,18 @@ def test_money_with_fractions_of_a_cent_is_rejected_not_rounded(con, delivery):
     )
 
 
+def test_a_whole_number_with_a_fraction_is_rejected_not_rounded(con, delivery):
+    set_cell(delivery / "loan_status.csv", 7, "currentDelinquencyStatus", "1.5")
+    error = rejected(con, delivery)
+    finding = next(f for f in error.findings if "not a whole number" in f.reason)
+    assert (finding.row, finding.field, finding.value) == (7, "currentDelinquencyStatus", "1.5")
+
+
+def test_a_whole_number_written_with_decimals_is_accepted(con, delivery):
+    set_cell(delivery / "loan_status.csv", 7, "currentDelinquencyStatus", "0.00")
+    load_period(con, delivery)
+
+
 def test_a_byte_order_mark_before_the_header_is_accepted(con, delivery):
     path = delivery / "loan_status.csv"
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())

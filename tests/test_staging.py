@@ -99,21 +99,31 @@ def test_a_batch_the_typed_read_passes_has_no_finding_as_text_and_the_same_value
         )
     elif text_clean:
         # the typed read is stricter where the text is valid in one case only here (the ids are
-        # unique): money of $100 million or more in a column without a maximum
+        # unique): a value of 100 million or more in a money column without a maximum or a count
         (huge,) = con.execute(
-            "select bool_or(abs(try_cast(net_worth as decimal(38, 10))) >= 100000000) "
-            f"from {TEXT.table('cells')}"
+            "select bool_or(greatest(abs(try_cast(net_worth as decimal(38, 10))), "
+            f"abs(try_cast(term as decimal(38, 10)))) >= 100000000) from {TEXT.table('cells')}"
         ).fetchone()
         assert huge, rows
 
 
 @pytest.mark.parametrize(
-    "value",
-    ["1.005", "-1", "abc", MAX_AMOUNT[:-1] + "1", "", "1e400", "99999999999999999999.99"],
+    ("column", "value"),
+    [
+        *(
+            ("amount", value)
+            for value in ("1.005", "-1", "abc", MAX_AMOUNT[:-1] + "1", "", "1e400", "1" * 20)
+        ),
+        *(("term", value) for value in ("1.5", "-1", "0.0000000001", "2147483648", "x")),
+        ("paid_through", "2015-02-30"),
+        ("code", "2"),
+    ],
 )
-def test_each_bad_amount_fails_the_typed_read_or_its_checks(tmp_path, value):
+def test_each_bad_cell_fails_the_typed_read_or_its_checks(tmp_path, column, value):
+    row = ["r0", *VALID]
+    row[SCHEMA.names.index(column)] = value
     path = tmp_path / "cells.csv"
-    write_cells(path, [["r0", value, "", "0.05", "60", "2015-10-01", "true", "1"]])
+    write_cells(path, [row])
     con = duckdb.connect()
     prepared = prepare_files(SCHEMA, {(DEAL_ID, "x"): path}, tmp_path)
     assert not (stage_typed(con, SCHEMA, prepared) and passes_checks(con, SCHEMA, False))

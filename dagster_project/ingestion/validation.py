@@ -3,8 +3,9 @@
 Every check is one set-based query over a staged batch (the files of one kind of several
 deliveries). A batch is staged twice at most:
 
-- typed first (TYPED): each value read with its type, money with ten decimals. A value of the
-  wrong type fails the read. This is the screen a clean batch passes, and the rows it loads.
+- typed first (TYPED): each value read with its type, money and whole numbers with ten
+  decimals. A value of the wrong type fails the read. This is the screen a clean batch passes,
+  and the rows it loads.
 - as delivered (TEXT), when the typed read fails or the checks find anything: every value as
   text, so a wrong type is a finding, not a crash, and each finding and quarantined record shows
   the value as delivered.
@@ -45,11 +46,17 @@ class Finding:
         return f"{where}: {self.reason}{shown}"
 
 
-# Money in the typed staging: ten decimals, as the fractions-of-a-cent check reads them, in 64
-# bits (DuckDB's fast decimals), so amounts of $100 million or more fail the typed read and their
-# file is checked as text (the servicer's tangible net worth, for one).
-TYPED_MONEY = "decimal(18, 10)"
-EXACT_MONEY = "decimal(38, 10)"  # text read as an amount with ten decimals, for the cents check
+# A cast to money or to an integer rounds: 5435.789 would become 5435.79 and 1.5 days 2. So the
+# checks read those values with ten decimals first (FRACTIONS names the finding). In the typed
+# staging they are stored so, in 64 bits (DuckDB's fast decimals): values of 100 million or more
+# fail the typed read and their file is checked as text (the servicer's tangible net worth, for
+# one).
+FRACTIONS = {
+    MONEY: "amount has fractions of a cent (money has two decimals)",
+    "integer": "not a whole number",
+}
+TYPED_EXACT = "decimal(18, 10)"
+EXACT = "decimal(38, 10)"  # text read with ten decimals, for the checks of FRACTIONS
 
 
 @dataclass(frozen=True)
@@ -57,8 +64,8 @@ class Staging:
     """How a batch is staged: as delivered text (every value `varchar`, read through try_cast),
     or typed. The same checks run on both; on typed values they find what they find on the text
     (the value of a cast is the value of the same try_cast) or more (a duplicate compares typed
-    values; money with a fraction of a cent may round differently, and is a finding anyway), never
-    less, so a batch that passes them typed passes them as text."""
+    values; a value with a fraction of a cent or of a whole number may round differently, and is a
+    finding anyway), never less, so a batch that passes them typed passes them as text."""
 
     typed: bool
 
@@ -68,16 +75,16 @@ class Staging:
     def stored_type(self, column_type: str) -> str:
         if not self.typed:
             return "varchar"
-        return TYPED_MONEY if column_type == MONEY else column_type
+        return TYPED_EXACT if column_type in FRACTIONS else column_type
 
     def value(self, name: str, column_type: str, alias: str = "") -> str:
         """SQL for a column's value in its warehouse type (NULL for text of another type)."""
         column = f'{alias}."{name}"' if alias else f'"{name}"'
         return f"{'cast' if self.typed else 'try_cast'}({column} as {column_type})"
 
-    def exact_money(self, name: str) -> str:
-        """SQL for an amount with ten decimals (the fractions-of-a-cent check)."""
-        return f'"{name}"' if self.typed else f'try_cast("{name}" as {EXACT_MONEY})'
+    def exact(self, name: str) -> str:
+        """SQL for a value with ten decimals (the checks of FRACTIONS)."""
+        return f'"{name}"' if self.typed else f'try_cast("{name}" as {EXACT})'
 
 
 TEXT, TYPED = Staging(typed=False), Staging(typed=True)
@@ -393,15 +400,15 @@ def cell_checks(schema: FileSchema, staging: Staging) -> list[CellCheck]:
                     f"{name} is not null and {value} is null",
                 )
             )
-        if column.type == MONEY:
-            # money in a delivery has cents: a third decimal would be rounded away silently
-            exact = staging.exact_money(column.name)
+        if column.type in FRACTIONS:
+            # money has cents, counts and days are whole: a cast would round the rest away
+            exact = staging.exact(column.name)
             checks.append(
                 CellCheck(
                     label,
-                    "amount has fractions of a cent (money has two decimals)",
+                    FRACTIONS[column.type],
                     name,
-                    f"{exact} <> try_cast({exact} as {MONEY})",
+                    f"{exact} <> try_cast({exact} as {column.type})",
                 )
             )
         if column.nonnegative:
