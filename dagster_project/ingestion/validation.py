@@ -90,11 +90,6 @@ class Staging:
 TEXT, TYPED = Staging(typed=False), Staging(typed=True)
 
 
-def stage_table(kind: str) -> str:
-    """The staged text of a batch (its records are what raw.quarantine keeps)."""
-    return TEXT.table(kind)
-
-
 def _csv_header(path: Path) -> list[str] | Finding:
     opener = gzip.open if path.suffix == ".gz" else open
     try:
@@ -284,7 +279,8 @@ def stage_typed(
 ) -> bool:
     """Read the batch typed into one temp table, as stage_files reads it as text. False when
     that finds anything: a file-level finding, a value that is not of its column's type (or
-    money of $100 million or more), a file with no rows where rows are required."""
+    money or a whole number of 100 million or more), a file with no rows where rows are
+    required."""
     table = _create_stage(con, schema, TYPED)
     if any(prepared.findings.values()):
         return False
@@ -300,7 +296,7 @@ def numbered_stage(kind: str) -> str:
     """SQL for the rows of the stage of `kind` as (deal_id, scope, row_number, record): each
     row's number in its file (1 = the first row after the header; stage_files inserts a key's
     rows together, in file order) and the row as JSON."""
-    stage = stage_table(kind)
+    stage = TEXT.table(kind)  # the records raw.quarantine keeps
     return (
         "(select staged.deal_id, staged.scope, staged.rowid - min(staged.rowid) over "
         "(partition by staged.deal_id, staged.scope) + 1 as row_number, to_json(staged) as record "
@@ -436,14 +432,12 @@ def cell_checks(schema: FileSchema, staging: Staging) -> list[CellCheck]:
     return checks
 
 
-def set_checks(
-    con, schema: FileSchema, with_periods: bool, staging: Staging
-) -> tuple[list[str], list]:
+def set_checks(con, schema: FileSchema, with_periods: bool, staging: Staging) -> list[str]:
     """The checks across rows, files and tables, each a query of row_checks' columns: duplicate
     rows, receivables not in the schedule, the period's bounds (from the temp table
     stage_periods when `with_periods`), the tapes' consistency."""
     table = staging.table(schema.kind)
-    parts, params = [], []
+    parts = []
     keys = ", ".join(f'"{k}"' for k in schema.key)
     parts.append(
         f"select deal_id, scope, rowid, '{'+'.join(schema.key)}', 'duplicate row', "
@@ -494,7 +488,7 @@ def set_checks(
         parts.append(tape_consistency_checks(con, staging))
     if schema.kind == "payment_transactions" and with_periods:
         parts.append(missing_transactions_check(staging))
-    return parts, params
+    return parts
 
 
 def tape_consistency_checks(con, staging: Staging = TEXT) -> str:
@@ -686,22 +680,22 @@ def row_checks(con, schema: FileSchema, with_periods: bool) -> tuple[str, list]:
     """One query returning (deal_id, scope, row, field, reason, value) for every finding in the
     staged text of a batch of `schema`'s files."""
     cells = cell_checks(schema, TEXT)
-    parts, params = set_checks(con, schema, with_periods, TEXT)
-    cell_params = [value for check in cells for value in check.params]
+    parts = set_checks(con, schema, with_periods, TEXT)
+    params = [value for check in cells for value in check.params]
     table = TEXT.table(schema.kind)
-    return " union all ".join([c.findings(table) for c in cells] + parts), cell_params + params
+    return " union all ".join([c.findings(table) for c in cells] + parts), params
 
 
 def passes_checks(con, schema: FileSchema, with_periods: bool) -> bool:
     """Whether the typed staging of the batch (stage_typed) passes every check: the cell checks
     as one filter of one scan (which one fails does not matter here), then the others."""
     cells = cell_checks(schema, TYPED)
-    parts, params = set_checks(con, schema, with_periods, TYPED)
+    parts = set_checks(con, schema, with_periods, TYPED)
     failing = " or ".join(f"({check.failing})" for check in cells)
     return con.execute(
         f"select not exists (select 1 from {TYPED.table(schema.kind)} where {failing}) "
         f"and not exists ({' union all '.join(parts)})",
-        [value for check in cells for value in check.params] + params,
+        [value for check in cells for value in check.params],
     ).fetchone()[0]
 
 
@@ -716,7 +710,7 @@ def check_rows(
     the first FINDINGS_KEPT per key returned (a tape of millions of bad rows stays in DuckDB,
     within its memory limit, and is quarantined from there)."""
     sql, params = row_checks(con, schema, bool(periods))
-    stage, table = stage_table(schema.kind), findings_table(schema.kind)
+    stage, table = TEXT.table(schema.kind), findings_table(schema.kind)
     con.execute(
         f"create or replace temp table {table} as "
         f"with firsts as (select deal_id, scope, min(rowid) as first_row_id from {stage} "
