@@ -4,11 +4,10 @@ Each section of the form is a Section flowable: a heading is never the last thin
 moves with at least two of its rows), and a section split across pages starts the next page with
 its heading and "(continued)", and with its line's heading when the split falls inside a
 lettered group (29 d. ... then "29. Class A Noteholder Interest Amounts (continued)"). Every
-page's footer names the document (deal, Distribution Date) and says "page x of y": the PDF is
-laid out once to count its pages, then built.
+page's footer names the document (deal, Distribution Date) and says "page x of y" (a PDF form
+per page, drawn once the layout has counted the pages).
 """
 
-import io
 from dataclasses import dataclass, replace
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -18,6 +17,7 @@ from reportlab.lib.enums import TA_RIGHT
 from reportlab.lib.pagesizes import LETTER
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import inch
+from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     Flowable,
@@ -225,30 +225,57 @@ def _story(document: Document) -> list:
     return story
 
 
+FOOTER_Y = 0.45 * inch
+
+
+def _page_number_form(page: int) -> str:
+    """The name of the PDF form holding "page x of y" for page x, drawn once the page count is
+    known (the layout runs once)."""
+    return f"page-{page}"
+
+
+class _PageCountingCanvas(Canvas):
+    """The canvas of ReportLab's `canvasmaker` hook: before it is saved it defines the form of
+    each page's "page x of y", which the page's footer drew by name."""
+
+    def save(self) -> None:
+        pages = self.getPageNumber() - 1  # the number of the page after the last
+        for page in range(1, pages + 1):
+            text = f"page {page} of {pages}"
+            # the form's box: the text, right-aligned at the origin
+            width = stringWidth(text, "Helvetica", 7)
+            self.beginForm(_page_number_form(page), -width, -2, 0, 7)
+            self.setFont("Helvetica", 7)
+            self.drawRightString(0, 0, text)
+            self.endForm()
+        super().save()
+
+
+def _footer(document: Document):
+    def draw(canvas, doc) -> None:
+        canvas.saveState()
+        canvas.setFont("Helvetica", 7)
+        if document.footer:
+            canvas.drawString(MARGIN, FOOTER_Y, document.footer)
+        canvas.translate(LETTER[0] - MARGIN, FOOTER_Y)
+        canvas.doForm(_page_number_form(doc.page))
+        canvas.restoreState()
+
+    return draw
+
+
 def render_pdf(document: Document, path: Path) -> Path:
-    def build(target, pages: int) -> int:
-        def footer(canvas, doc) -> None:
-            canvas.saveState()
-            canvas.setFont("Helvetica", 7)
-            if document.footer:
-                canvas.drawString(MARGIN, 0.45 * inch, document.footer)
-            canvas.drawRightString(
-                LETTER[0] - MARGIN, 0.45 * inch, f"page {doc.page} of {pages or '?'}"
-            )
-            canvas.restoreState()
-
-        pdf = SimpleDocTemplate(
-            target,
-            pagesize=LETTER,
-            title=f"{document.title} {document.facts[-1][1] if document.facts else ''}",
-            leftMargin=MARGIN,
-            rightMargin=MARGIN,
-            topMargin=MARGIN,
-            bottomMargin=0.7 * inch,
-        )
-        pdf.build(_story(document), onFirstPage=footer, onLaterPages=footer)
-        return pdf.page
-
-    pages = build(io.BytesIO(), 0)  # the first layout counts the pages
-    build(str(path), pages)
+    pdf = SimpleDocTemplate(
+        str(path),
+        pagesize=LETTER,
+        title=f"{document.title} {document.facts[-1][1] if document.facts else ''}",
+        leftMargin=MARGIN,
+        rightMargin=MARGIN,
+        topMargin=MARGIN,
+        bottomMargin=0.7 * inch,
+    )
+    footer = _footer(document)
+    pdf.build(
+        _story(document), onFirstPage=footer, onLaterPages=footer, canvasmaker=_PageCountingCanvas
+    )
     return path
