@@ -8,13 +8,15 @@
 -- convention auto ABS is priced at, a share of the original number of receivables) is
 -- SMM / (1 + SMM x (age - 1)), age the pool's balance-weighted months since first payment. All in
 -- integer units of 1e-12, rounded half up at each product (money.sql's div_half_up): no floats.
-{{ config(materialized='view') }}
+-- Incremental (macros/incremental.sql): a period's figures come from its own receivable-periods
+-- only, so a build recomputes the trusts' periods of its window and keeps the others.
+{{ loan_level_incremental_config() }}
 
 with
 
 periods as (
     select * from {{ ref('fct_receivable_period') }}
-    where beginning_balance > 0
+    where beginning_balance > 0 and {{ is_rebuilt() }}
 ),
 
 schedule as (
