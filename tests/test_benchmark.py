@@ -8,6 +8,7 @@ from bench.benchmark import (
     WHOLE_STAGE,
     Stage,
     median_of,
+    shelf_month,
     summarize,
 )
 
@@ -58,3 +59,13 @@ def test_runs_of_a_stage_give_the_median_time_and_the_highest_peak():
     assert month.note == "median of 3 runs: 9.8 s, 13.5 s, 9.2 s"
     # an even count: the mean of the two middle runs
     assert median_of(runs + [Stage("full", "one new month", 10.0, 1.0)]).seconds == 9.9
+
+
+def test_a_shelf_s_month_is_the_latest_one_most_trusts_deliver():
+    delivered = {
+        "old": ["2018-08", "2018-09", "2018-10"],  # ended before the younger trusts' last months
+        "mid": ["2018-09", "2018-10", "2018-11", "2018-12"],
+        "young": ["2018-10", "2018-11", "2018-12", "2019-01"],
+    }
+    assert shelf_month(delivered) == "2018-10"  # all three, not 2018-12 (two)
+    assert shelf_month({"one": ["2018-09", "2018-10"]}) == "2018-10"
