@@ -4,16 +4,31 @@
 -- past due (Art. I "Defaulted Receivable" takes the 120+ as defaulted), defaulted, repurchased
 -- (2.4, 3.7), paid to maturity (paid off in or after its maturity month) and prepaid (before it).
 -- Shares are exact (integer cents or counts, half up at ten decimals, money.sql's percent_of).
-{{ config(materialized=view_materialization()) }}
+-- Incremental (macros/incremental.sql): a period's transitions need only its own and the period
+-- before's receivable-periods, so a build recomputes the trusts' periods of its window (from
+-- their receivable-periods and the period before's) and keeps the others.
+{{ loan_level_incremental_config() }}
 
 with
 
-periods as (
-    select * from {{ ref('fct_receivable_period') }}
-),
-
 calendar as (
     select * from {{ ref('stg_deal__payment_calendar') }}
+),
+
+periods as (
+    -- the build's periods and, for their transitions, the period before each
+    select * from {{ ref('fct_receivable_period') }}
+    where
+        {{ is_rebuilt() }}
+        or (deal_id, collection_period) in (
+            select
+                before.deal_id,
+                before.collection_period
+            from calendar as before
+            inner join calendar as rebuilt
+                on before.deal_id = rebuilt.deal_id and before.period_number = rebuilt.period_number - 1
+            where {{ is_rebuilt('rebuilt.deal_id', 'rebuilt.collection_period') }}
+        )
 ),
 
 schedule as (
@@ -61,8 +76,11 @@ transitions as (
             and prior_state.period_number = current_state.period_number - 1
     -- outstanding at the end of the period before (every receivable of the schedule at the cutoff)
     where
-        (current_state.period_number = 1 and prior_state.receivable_id is null)
-        or prior_state.ending_balance > 0
+        {{ is_rebuilt('current_state.deal_id', 'current_state.collection_period') }}
+        and (
+            (current_state.period_number = 1 and prior_state.receivable_id is null)
+            or prior_state.ending_balance > 0
+        )
 ),
 
 counted as (
