@@ -9,9 +9,10 @@ generation, ingestion, the bare `dbt build` (with its slowest models and the fix
 trivial `dbt run`), the servicing-criteria suite, rendering, the whole pipeline from raw files to
 reports on a fresh warehouse, and one new month on top of an existing history (the median of
 MONTH_RUNS runs; at the shelf scales the whole pipeline on every month before the shelf's month,
-then that month for every trust delivering it, once). Beside them, on the same data: the plain-Python reference of the tests (balances
-and certificate, the way most teams do it today) and DuckDB's floor (one query that reads the raw
-tapes once and aggregates them to pool level). Results: data/bench/results.json and results.md,
+then that month for every trust delivering it, once). Beside them, on the same data: the
+plain-Python reference of the tests (balances and certificate, the way most teams do it today)
+and DuckDB's floor (one query that reads the raw tapes once and aggregates them to pool level).
+Results: data/bench/results.json and results.md,
 with the machine's cores and memory. Not part of `make test`.
 """
 
