@@ -12,8 +12,8 @@ MONTH_RUNS runs; at the shelf scales the whole pipeline on every month before th
 then that month for every trust delivering it, once). Beside them, on the same data: the
 plain-Python reference of the tests (balances and certificate, the way most teams do it today)
 and DuckDB's floor (one query that reads the raw tapes once and aggregates them to pool level).
-Results: data/bench/results.json and results.md,
-with the machine's cores and memory. Not part of `make test`.
+Results: data/bench/results.json and results.md, with the machine's cores and memory. Not part of
+`make test`.
 """
 
 import argparse

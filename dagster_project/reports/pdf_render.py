@@ -226,6 +226,7 @@ def _story(document: Document) -> list:
 
 
 FOOTER_Y = 0.45 * inch
+FOOTER_FONT = ("Helvetica", 7)
 
 
 def _page_number_form(page: int) -> str:
@@ -243,9 +244,9 @@ class _PageCountingCanvas(Canvas):
         for page in range(1, pages + 1):
             text = f"page {page} of {pages}"
             # the form's box: the text, right-aligned at the origin
-            width = stringWidth(text, "Helvetica", 7)
+            width = stringWidth(text, *FOOTER_FONT)
             self.beginForm(_page_number_form(page), -width, -2, 0, 7)
-            self.setFont("Helvetica", 7)
+            self.setFont(*FOOTER_FONT)
             self.drawRightString(0, 0, text)
             self.endForm()
         super().save()
@@ -254,7 +255,7 @@ class _PageCountingCanvas(Canvas):
 def _footer(document: Document):
     def draw(canvas, doc) -> None:
         canvas.saveState()
-        canvas.setFont("Helvetica", 7)
+        canvas.setFont(*FOOTER_FONT)
         if document.footer:
             canvas.drawString(MARGIN, FOOTER_Y, document.footer)
         canvas.translate(LETTER[0] - MARGIN, FOOTER_Y)
