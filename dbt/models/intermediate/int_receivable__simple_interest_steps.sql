@@ -4,10 +4,10 @@
 -- events (payments and rebates), rounded half up to the cent at each event. A payment pays the
 -- accrued interest first, then assessed late fees, then principal; a rebate of a financed item
 -- reduces principal directly (Art. I "Principal Balance" (ii)). Money is integer cents here.
+-- The transactions come numbered in the order they apply (int_receivable__balance_events).
 -- Incremental (macros/incremental.sql): a build of a trust from Collection Period P folds only the
 -- transactions of P and later, each receivable starting from its state after its last step
--- before P (transaction dates lie inside their Collection Period, checked at ingestion, so this
--- is the same order as a fold over the whole history).
+-- before P.
 {{ loan_level_incremental_config() }}
 
 with recursive
@@ -16,22 +16,10 @@ schedule as (
     select * from {{ ref('stg_servicer__receivable_schedule') }}
 ),
 
-computable_periods as (
-    select * from {{ ref('int_collection_period__tape_status') }}
-    where is_computable
-),
-
-transactions as (
-    -- the periods whose tape and every earlier one are loaded (a gap stops the fold)
-    select * from {{ ref('stg_servicer__payment_transactions') }}
-    where
-        {{ is_rebuilt() }}
-        and (deal_id, collection_period) in (
-            select
-                computable_periods.deal_id,
-                computable_periods.collection_period
-            from computable_periods
-        )
+balance_events as (
+    -- the transactions in the order they apply, numbered on from each receivable's kept steps
+    select * from {{ ref('int_receivable__balance_events') }}
+    where {{ is_rebuilt() }}
 ),
 
 prior_state as (
@@ -71,30 +59,6 @@ prior_state as (
             null::date as last_accrual_date
         where false
     {% endif %}
-),
-
-balance_events as {{ materialized_cte() }} (
-    -- materialized on DuckDB: the fold below joins it once per step
-    select
-        transactions.deal_id,
-        transactions.receivable_id,
-        transactions.collection_period,
-        transactions.transaction_date,
-        transactions.transaction_type,
-        {{ to_cents('transactions.transaction_amount') }}::bigint as amount_cents,
-        coalesce(prior_state.last_step_number, 0) + row_number() over (
-            partition by transactions.deal_id, transactions.receivable_id
-            order by
-                transactions.transaction_date,
-                case transactions.transaction_type when 'late_fee' then 0 when 'rebate' then 1 else 2 end,
-                transactions.transaction_amount
-        ) as step_number
-    from transactions
-    left join prior_state
-        on
-            transactions.deal_id = prior_state.deal_id
-            and transactions.receivable_id = prior_state.receivable_id
-    where transactions.transaction_type in ('payment', 'rebate', 'late_fee')
 ),
 
 starting as (
