@@ -1,8 +1,13 @@
--- Simple Interest Advances (4.4) per receivable and Collection Period, for the receivables the
--- Servicer ever advanced on (few): the 4.4(a) limit, the reimbursement the Servicer retains from
--- the receivable's later receipts (4.2), and what becomes an Unreimbursed Servicer Advance.
--- Rebuilt whole each run from fct_receivable_period (a running fold over each receivable's
--- periods, written as window sums: no recursion).
+-- Simple Interest Advances (4.4) per receivable and Collection Period, from the first period the
+-- Servicer advanced on the receivable (few receivables): the 4.4(a) limit, the reimbursement the
+-- Servicer retains from the receivable's later receipts (4.2), and what becomes an Unreimbursed
+-- Servicer Advance. A running fold over each receivable's periods, written as window sums (no
+-- recursion); before its first advance a receivable has nothing advanced, retained or owed.
+-- Incremental (macros/incremental.sql): a build of a trust from Collection Period P recomputes its
+-- rows of P and later; a receivable advanced on before P continues from its last row kept (the
+-- running sums below), one first advanced on in P or later is folded over its whole history.
+{{ loan_level_incremental_config() }}
+
 with
 
 receivable_periods as (
@@ -17,20 +22,129 @@ schedule as (
     select * from {{ ref('stg_servicer__receivable_schedule') }}
 ),
 
-advanced as (
-    select distinct
+window_periods as (
+    select
         deal_id,
-        receivable_id
+        receivable_id,
+        period_number,
+        simple_interest_advance_amount
     from receivable_periods
-    where simple_interest_advance_amount <> 0
+    where {{ is_rebuilt() }}
+),
+
+seeds as (
+    -- each receivable's running sums after its last row kept (none when every row is recomputed)
+    {% if is_incremental() %}
+        select
+            kept.deal_id,
+            kept.receivable_id,
+            kept.last_row.advanced_to_date_cents as seed_advanced_cents,
+            kept.last_row.received_to_date_cents as seed_received_cents,
+            kept.last_row.retention_floor_cents as seed_retention_floor_cents,
+            kept.last_row.retained_to_date_cents as seed_retained_cents
+        from (
+            select
+                deal_id,
+                receivable_id,
+                max_by({{ record({
+                    'advanced_to_date_cents': 'advanced_to_date_cents',
+                    'received_to_date_cents': 'received_to_date_cents',
+                    'retention_floor_cents': 'retention_floor_cents',
+                    'retained_to_date_cents': 'retained_to_date_cents'
+                }) }}, period_number) as last_row
+            from {{ this }} as previous_build
+            where
+                not coalesce({{ is_rebuilt() }}, false)
+                and exists (
+                    select 1 from window_periods
+                    where
+                        window_periods.deal_id = previous_build.deal_id
+                        and window_periods.receivable_id = previous_build.receivable_id
+                )
+            group by deal_id, receivable_id
+        ) as kept
+    {% else %}
+        select
+            null::string as deal_id,
+            null::string as receivable_id,
+            null::bigint as seed_advanced_cents,
+            null::bigint as seed_received_cents,
+            null::bigint as seed_retention_floor_cents,
+            null::bigint as seed_retained_cents
+        where false
+    {% endif %}
+),
+
+first_advances as (
+    -- the receivables first advanced on in the rows recomputed (every one on a full build)
+    select
+        deal_id,
+        receivable_id,
+        min(period_number) as first_advance_period_number
+    from window_periods
+    where
+        simple_interest_advance_amount <> 0
+        and not exists (
+            select 1 from seeds
+            where seeds.deal_id = window_periods.deal_id and seeds.receivable_id = window_periods.receivable_id
+        )
+    group by deal_id, receivable_id
+),
+
+folded_receivables as (
+    select
+        deal_id,
+        receivable_id,
+        first_advance_period_number,
+        null::bigint as seed_advanced_cents,
+        null::bigint as seed_received_cents,
+        null::bigint as seed_retention_floor_cents,
+        null::bigint as seed_retained_cents
+    from first_advances
+    union all
+    select
+        deal_id,
+        receivable_id,
+        null::integer as first_advance_period_number,
+        seed_advanced_cents,
+        seed_received_cents,
+        seed_retention_floor_cents,
+        seed_retained_cents
+    from seeds
+),
+
+settlements as (
+    -- the period the receivable stops being outstanding (paid in full, purchased or defaulted):
+    -- the advances on it are settled then
+    select
+        deal_id,
+        receivable_id,
+        min(period_number) as settled_period_number
+    from receivable_periods
+    where
+        not is_outstanding
+        and (deal_id, receivable_id) in (
+            select
+                folded_receivables.deal_id,
+                folded_receivables.receivable_id
+            from folded_receivables
+        )
+    group by deal_id, receivable_id
 ),
 
 history as (
+    -- a seeded receivable's recomputed periods; a first advanced one's every period
     select
         periods.deal_id,
         periods.receivable_id,
         periods.collection_period,
         periods.period_number,
+        folded.first_advance_period_number,
+        folded.seed_advanced_cents,
+        folded.seed_received_cents,
+        folded.seed_retention_floor_cents,
+        folded.seed_retained_cents,
+        settlements.settled_period_number,
         {{ to_cents('periods.simple_interest_advance_amount') }} as advance_cents,
         -- 4.2: every amount received on or in respect of the receivable, Liquidation Proceeds and
         -- a Purchase Amount included (late fees are Supplemental Servicing Fees, not collections)
@@ -51,18 +165,17 @@ history as (
                 days_between('calendar.collection_period_start_date', 'calendar.collection_period_end_date') ~ ' + 1') }}
             - {{ to_cents('periods.interest_collected_amount') }},
             0
-        ) as scheduled_interest_shortfall_cents,
-        -- the period the receivable stops being outstanding (paid in full, purchased or
-        -- defaulted): the advances on it are settled then
-        min(case when not periods.is_outstanding then periods.period_number end)
-            over (partition by periods.deal_id, periods.receivable_id) as settled_period_number
+        ) as scheduled_interest_shortfall_cents
     from receivable_periods as periods
-    inner join advanced
-        on periods.deal_id = advanced.deal_id and periods.receivable_id = advanced.receivable_id
+    inner join folded_receivables as folded
+        on periods.deal_id = folded.deal_id and periods.receivable_id = folded.receivable_id
     inner join calendar
         on periods.deal_id = calendar.deal_id and periods.collection_period = calendar.collection_period
     inner join schedule
         on periods.deal_id = schedule.deal_id and periods.receivable_id = schedule.receivable_id
+    left join settlements
+        on periods.deal_id = settlements.deal_id and periods.receivable_id = settlements.receivable_id
+    where folded.first_advance_period_number is not null or {{ is_rebuilt('periods.deal_id', 'periods.collection_period') }}
 ),
 
 in_fold as (
@@ -81,9 +194,12 @@ in_fold as (
 running as (
     select
         *,
-        sum(folded_advance_cents) over through_now as advanced_to_date_cents,
-        coalesce(sum(folded_advance_cents) over before_now, 0) as advanced_before_cents,
-        sum(folded_received_cents) over through_now as received_to_date_cents
+        coalesce(seed_advanced_cents, 0) + sum(folded_advance_cents) over through_now
+            as advanced_to_date_cents,
+        coalesce(seed_advanced_cents, 0) + coalesce(sum(folded_advance_cents) over before_now, 0)
+            as advanced_before_cents,
+        coalesce(seed_received_cents, 0) + sum(folded_received_cents) over through_now
+            as received_to_date_cents
     from in_fold
     window
         before_now as (
@@ -96,18 +212,37 @@ running as (
         )
 ),
 
-folded as (
+floored as (
     -- Retained in period p: r_p = least(outstanding before p, received in p). Unrolled, the
     -- retention to date is R_p = C_p + min over q <= p of (S_(q-1) - C_q), with S the advances to
-    -- date and C the receipts to date: a running minimum, no recursion
+    -- date and C the receipts to date: a running minimum (the floor), no recursion
     select
         *,
-        received_to_date_cents
-        + min(advanced_before_cents - received_to_date_cents) over (
-            partition by deal_id, receivable_id order by period_number
-            rows between unbounded preceding and current row
-        ) as retained_to_date_cents
-    from running
+        least(
+            coalesce(seed_retention_floor_cents, running_floor_cents), running_floor_cents
+        ) as retention_floor_cents
+    from (
+        select
+            *,
+            min(advanced_before_cents - received_to_date_cents) over (
+                partition by deal_id, receivable_id order by period_number
+                rows between unbounded preceding and current row
+            ) as running_floor_cents
+        from running
+    ) as with_running_floor
+),
+
+folded as (
+    select
+        *,
+        coalesce(
+            lag(received_to_date_cents + retention_floor_cents)
+                over (partition by deal_id, receivable_id order by period_number),
+            seed_retained_cents,
+            0
+        ) as retained_before_cents,
+        received_to_date_cents + retention_floor_cents as retained_to_date_cents
+    from floored
 ),
 
 final as (
@@ -119,9 +254,7 @@ final as (
         is_advance_eligible,
         {{ from_cents('advance_limit_cents') }} as advance_limit_amount,
         {{ from_cents('advance_cents') }} as simple_interest_advance_amount,
-        {{ from_cents('retained_to_date_cents - coalesce(lag(retained_to_date_cents)
-            over (partition by deal_id, receivable_id order by period_number), 0)') }}
-            as reimbursement_retained_amount,
+        {{ from_cents('retained_to_date_cents - retained_before_cents') }} as reimbursement_retained_amount,
             -- Art. I "Unreimbursed Servicer Advance": the Servicer's determination is not on the
             -- tapes; what is unreimbursed when the receivable is settled is taken as unrecoverable
             -- then and paid under 4.6(a)(ii) (Exhibit A line 27); so is an advance made after that
@@ -134,8 +267,17 @@ final as (
         {{ from_cents('case when period_number >= settled_period_number then 0
             else advanced_to_date_cents - retained_to_date_cents end') }}
             as outstanding_advance_amount,
-        advance_cents > advance_limit_cents as is_advance_over_limit
+        advance_cents > advance_limit_cents as is_advance_over_limit,
+        -- the running sums the next incremental build continues from
+        advanced_to_date_cents,
+        received_to_date_cents,
+        retention_floor_cents,
+        retained_to_date_cents
     from folded
+    -- the rows recomputed, from the receivable's first advance
+    where
+        period_number >= coalesce(first_advance_period_number, period_number)
+        and {{ is_rebuilt() }}
 )
 
 select * from final
