@@ -1,12 +1,16 @@
 -- Every receivable-period where the recomputed Principal Balance and the servicer's differ by
 -- more than $0.01 (Regulation AB 1122(d)(4)(v)); empty when the servicer follows the agreement.
+-- Incremental: the rows of the trusts' Collection Periods the build recomputes
+-- (macros/incremental.sql).
+{{ loan_level_incremental_config() }}
+
 with
 
 periods as (
     -- only what was recomputed from the transactions can disagree with the tape (EX-102 rows
     -- take their balances from the tape; rpt_servicing_criteria counts them)
     select * from {{ ref('fct_receivable_period') }}
-    where is_independently_recomputed
+    where is_independently_recomputed and {{ is_rebuilt() }}
 ),
 
 compared as (
