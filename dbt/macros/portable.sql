@@ -65,6 +65,12 @@
 {% macro default__let(name, value, body) -%}list_transform([{{ value }}], lambda {{ name }}: {{ body }})[1]{%- endmacro %}
 {% macro spark__let(name, value, body) -%}transform(array({{ value }}), {{ name }} -> {{ body }})[0]{%- endmacro %}
 
+{#- The keyword that makes DuckDB inline a CTE at each reference instead of computing it once into
+    memory, which it cannot spill (Spark decides that itself). -#}
+{% macro not_materialized_cte() -%}{{ return(adapter.dispatch('not_materialized_cte', 'caot')()) }}{%- endmacro %}
+{% macro default__not_materialized_cte() -%}not materialized{%- endmacro %}
+{% macro spark__not_materialized_cte() -%}{%- endmacro %}
+
 {#- The last non-null value of `expression` in a window frame (write `over ...` after it). -#}
 {% macro last_non_null(expression) -%}{{ return(adapter.dispatch('last_non_null', 'caot')(expression)) }}{%- endmacro %}
 {% macro default__last_non_null(expression) -%}last_value({{ expression }} ignore nulls){%- endmacro %}

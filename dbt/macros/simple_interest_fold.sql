@@ -8,9 +8,10 @@
     state after it, and apr_e6.
 
     DuckDB: a recursive CTE (the model says `with recursive`), each round taking every receivable
-    one step further, so the work is linear in the steps. Spark: its recursive CTEs are slow and
-    bounded in depth, so each receivable's transactions are collected in step order and folded with
-    `aggregate`, the accumulator the list of steps so far.
+    one step further and joining only the transactions of that round's steps (found by a scan of
+    their step numbers), so its memory grows with the receivables, not with their transactions.
+    Spark: its recursive CTEs are slow and bounded in depth, so each receivable's transactions are
+    collected in step order and folded with `aggregate`, the accumulator the list of steps so far.
 -#}
 {% macro simple_interest_fold(starting, events) -%}
     {{ return(adapter.dispatch('simple_interest_fold', 'caot')(starting, events)) }}
@@ -56,7 +57,13 @@
             previous.apr_e6,
             {{ simple_interest_step('previous', 'txn', 'previous.apr_e6') }} as step
         from folded as previous
-        inner join {{ events }} as txn
+        inner join (
+            -- the transactions of the round's steps only: DuckDB builds its hash table on this
+            -- side, and one of every transaction, kept for all the rounds, outgrows the memory
+            -- limit at shelf scale
+            select * from {{ events }}
+            where step_number in (select distinct folded.step_number + 1 from folded)
+        ) as txn
             on
                 previous.deal_id = txn.deal_id
                 and previous.receivable_id = txn.receivable_id

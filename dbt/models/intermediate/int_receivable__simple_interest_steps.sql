@@ -16,8 +16,9 @@ schedule as (
     select * from {{ ref('stg_servicer__receivable_schedule') }}
 ),
 
-balance_events as (
+balance_events as {{ not_materialized_cte() }} (
     -- the transactions in the order they apply, numbered on from each receivable's kept steps
+    -- (read from the table at each reference: a CTE computed once is held in memory whole)
     select * from {{ ref('int_receivable__balance_events') }}
     where {{ is_rebuilt() }}
 ),
@@ -78,7 +79,7 @@ starting as (
     left join prior_state
         on schedule.deal_id = prior_state.deal_id and schedule.receivable_id = prior_state.receivable_id
     -- the trusts this build recomputes (the others keep their rows)
-    where schedule.deal_id in (select balance_events.deal_id from balance_events)
+    where schedule.deal_id in (select distinct balance_events.deal_id from balance_events)
 ),
 
 folded as (
