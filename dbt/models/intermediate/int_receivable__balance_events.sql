@@ -1,8 +1,8 @@
 -- The transactions the Simple Interest Method takes in turn (Art. I "Simple Interest Method",
 -- "Principal Balance"; 4.3): each receivable's payments, rebates and assessed late fees, numbered
 -- in the order they apply (date; on one date a late fee, then a rebate, then a payment). The fold
--- (int_receivable__simple_interest_steps) joins them once per step: a table, so DuckDB can spill
--- it beyond its memory limit (a CTE materialized in the fold's query cannot be spilled).
+-- (int_receivable__simple_interest_steps) reads each round's transactions from this table: numbered
+-- once, and never held in memory whole (macros/simple_interest_fold.sql).
 -- Incremental (macros/incremental.sql): a build of a trust from Collection Period P numbers the
 -- transactions of P and later on from each receivable's last step before P (transaction dates lie
 -- inside their Collection Period, checked at ingestion, so the order is the whole history's).
