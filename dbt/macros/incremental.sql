@@ -92,3 +92,30 @@
 {% macro duckdb__get_delete_insert_merge_sql(target, source, unique_key, dest_columns, incremental_predicates) -%}
     {{ return(dbt.default__get_delete_insert_merge_sql(target, source, unique_key, dest_columns, incremental_predicates)) }}
 {%- endmacro %}
+
+{#-
+    Each receivable's last row kept from the builds before this one (the rows outside the window),
+    in an incremental model's own SQL: deal_id, receivable_id and `last_kept`, a struct of `fields`
+    (name: column) from its row with the highest `order_column`; only the fields a seed needs, not
+    the whole row (a struct of every column, built for each of the millions of kept rows, costs a
+    month's build time). `among`: a relation with deal_id and receivable_id, to keep only its
+    receivables (those with rows in the window).
+-#}
+{% macro last_kept_rows(fields, order_column, among=none) -%}
+    select
+        previous_build.deal_id,
+        previous_build.receivable_id,
+        max_by({{ record(fields) }}, previous_build.{{ order_column }}) as last_kept
+    from {{ this }} as previous_build
+    where
+        not coalesce({{ is_rebuilt('previous_build.deal_id', 'previous_build.collection_period') }}, false)
+        {%- if among %}
+            and exists (
+                select 1 from {{ among }}
+                where
+                    {{ among }}.deal_id = previous_build.deal_id
+                    and {{ among }}.receivable_id = previous_build.receivable_id
+            )
+        {%- endif %}
+    group by previous_build.deal_id, previous_build.receivable_id
+{%- endmacro %}

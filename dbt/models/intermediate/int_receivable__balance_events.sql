@@ -33,12 +33,10 @@ kept_steps as (
     -- each receivable's last step kept (none when every row is recomputed)
     {% if is_incremental() %}
         select
-            deal_id,
-            receivable_id,
-            max(step_number) as last_step_number
-        from {{ this }}
-        where not coalesce({{ is_rebuilt() }}, false)
-        group by deal_id, receivable_id
+            kept.deal_id,
+            kept.receivable_id,
+            kept.last_kept.step_number as last_step_number
+        from ({{ last_kept_rows({'step_number': 'step_number'}, 'step_number') }}) as kept
     {% else %}
         select
             null::string as deal_id,

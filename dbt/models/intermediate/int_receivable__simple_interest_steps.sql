@@ -29,25 +29,19 @@ prior_state as (
         select
             kept.deal_id,
             kept.receivable_id,
-            kept.last_step_number,
-            kept.last_step.balance_cents,
-            kept.last_step.unpaid_interest_cents,
-            kept.last_step.fees_due_cents,
-            kept.last_step.last_accrual_date
+            kept.last_kept.step_number as last_step_number,
+            kept.last_kept.balance_cents,
+            kept.last_kept.unpaid_interest_cents,
+            kept.last_kept.fees_due_cents,
+            kept.last_kept.last_accrual_date
         from (
-            select
-                deal_id,
-                receivable_id,
-                max(step_number) as last_step_number,
-                max_by({{ record({
-                    'balance_cents': 'balance_cents',
-                    'unpaid_interest_cents': 'unpaid_interest_cents',
-                    'fees_due_cents': 'fees_due_cents',
-                    'last_accrual_date': 'last_accrual_date'
-                }) }}, step_number) as last_step
-            from {{ this }}
-            where not coalesce({{ is_rebuilt() }}, false)
-            group by deal_id, receivable_id
+            {{ last_kept_rows({
+                'step_number': 'step_number',
+                'balance_cents': 'balance_cents',
+                'unpaid_interest_cents': 'unpaid_interest_cents',
+                'fees_due_cents': 'fees_due_cents',
+                'last_accrual_date': 'last_accrual_date'
+            }, 'step_number') }}
         ) as kept
     {% else %}
         select

@@ -182,34 +182,21 @@ seeds as (
         kept.deal_id,
         kept.receivable_id,
         true as is_seed,
-        kept.receivable_last.period_number,
-        kept.receivable_last.simple_interest_balance_cents as period_balance_cents,
-        kept.receivable_last.unpaid_interest_cents as period_unpaid_interest_cents,
-        kept.receivable_last.last_accrual_date as period_last_accrual_date,
-        kept.receivable_last.known_default_period_number as prior_default_period_number,
-        kept.receivable_last.known_purchase_period_number as prior_purchase_period_number
+        kept.last_kept.period_number,
+        kept.last_kept.simple_interest_balance_cents as period_balance_cents,
+        kept.last_kept.unpaid_interest_cents as period_unpaid_interest_cents,
+        kept.last_kept.last_accrual_date as period_last_accrual_date,
+        kept.last_kept.known_default_period_number as prior_default_period_number,
+        kept.last_kept.known_purchase_period_number as prior_purchase_period_number
     from (
-        -- the fields the seed needs, not the whole row (a struct of every column, built for
-        -- each of the millions of kept rows, took 0.1 s of a month's build)
-        select
-            deal_id,
-            receivable_id,
-            max_by({{ record({
-                'period_number': 'period_number',
-                'simple_interest_balance_cents': 'simple_interest_balance_cents',
-                'unpaid_interest_cents': 'unpaid_interest_cents',
-                'last_accrual_date': 'last_accrual_date',
-                'known_default_period_number': 'known_default_period_number',
-                'known_purchase_period_number': 'known_purchase_period_number'
-            }) }}, period_number) as receivable_last
-        from {{ this }} as previous_build
-        where
-            not coalesce({{ is_rebuilt() }}, false)
-            and exists (
-                select 1 from spine
-                where spine.deal_id = previous_build.deal_id and spine.receivable_id = previous_build.receivable_id
-            )
-        group by deal_id, receivable_id
+        {{ last_kept_rows({
+            'period_number': 'period_number',
+            'simple_interest_balance_cents': 'simple_interest_balance_cents',
+            'unpaid_interest_cents': 'unpaid_interest_cents',
+            'last_accrual_date': 'last_accrual_date',
+            'known_default_period_number': 'known_default_period_number',
+            'known_purchase_period_number': 'known_purchase_period_number'
+        }, 'period_number', among='spine') }}
     ) as kept
 ),
 {% endif %}

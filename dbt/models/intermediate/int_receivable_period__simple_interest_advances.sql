@@ -38,30 +38,17 @@ seeds as (
         select
             kept.deal_id,
             kept.receivable_id,
-            kept.last_row.advanced_to_date_cents as seed_advanced_cents,
-            kept.last_row.received_to_date_cents as seed_received_cents,
-            kept.last_row.retention_floor_cents as seed_retention_floor_cents,
-            kept.last_row.retained_to_date_cents as seed_retained_cents
+            kept.last_kept.advanced_to_date_cents as seed_advanced_cents,
+            kept.last_kept.received_to_date_cents as seed_received_cents,
+            kept.last_kept.retention_floor_cents as seed_retention_floor_cents,
+            kept.last_kept.retained_to_date_cents as seed_retained_cents
         from (
-            select
-                deal_id,
-                receivable_id,
-                max_by({{ record({
-                    'advanced_to_date_cents': 'advanced_to_date_cents',
-                    'received_to_date_cents': 'received_to_date_cents',
-                    'retention_floor_cents': 'retention_floor_cents',
-                    'retained_to_date_cents': 'retained_to_date_cents'
-                }) }}, period_number) as last_row
-            from {{ this }} as previous_build
-            where
-                not coalesce({{ is_rebuilt() }}, false)
-                and exists (
-                    select 1 from window_periods
-                    where
-                        window_periods.deal_id = previous_build.deal_id
-                        and window_periods.receivable_id = previous_build.receivable_id
-                )
-            group by deal_id, receivable_id
+            {{ last_kept_rows({
+                'advanced_to_date_cents': 'advanced_to_date_cents',
+                'received_to_date_cents': 'received_to_date_cents',
+                'retention_floor_cents': 'retention_floor_cents',
+                'retained_to_date_cents': 'retained_to_date_cents'
+            }, 'period_number', among='window_periods') }}
         ) as kept
     {% else %}
         select
