@@ -147,3 +147,27 @@ def test_trusts_beyond_the_deal_files_are_2015_4_issued_a_quarter_apart(tmp_path
         assert all(c.first_period_interest is None for c in deal.classes)
         assert deal.initial_pool_balance == template.initial_pool_balance
     assert first.eligibility["originated_after"] == dt.date(2009, 10, 26)
+
+
+def test_a_rebate_after_the_month_s_payment_never_pays_the_receivable_off():
+    """The case a twenty-trust shelf met: $522.27 owed, the installment of $351.38 paid on
+    2019-10-16, then a $174.41 rebate on 2019-10-20, the whole balance left. Applied whole, the
+    rebate left a zero balance with four days' interest owing, and the next tape showed a
+    receivable with no balance as delinquent (which ingestion rightly rejects). A rebate takes at
+    most half the balance it applies to."""
+    from dagster_project.generator.performance import PoolSimulation
+
+    sim = PoolSimulation.__new__(PoolSimulation)  # only the state the two methods use
+    sim.balance = np.array([52_227], dtype=np.int64)
+    sim.apr = np.array([79_900], dtype=np.int64)  # 7.99% in millionths
+    sim.carry = np.zeros(1, dtype=np.int64)
+    sim.fees_due = np.zeros(1, dtype=np.int64)
+    oct_1 = (dt.date(2019, 10, 1) - dt.date(1970, 1, 1)).days
+    sim.last_accrual = np.array([oct_1 - 17], dtype=np.int64)  # paid through 2019-09-14
+    mask = np.array([True])
+    sim._apply_payment(mask, np.array([oct_1 + 15]), np.array([35_138]))
+    left = int(sim.balance[0])
+    rebated = sim._apply_rebate(mask, np.array([oct_1 + 19]), np.array([left]))
+    assert int(rebated[0]) == left // 2
+    assert int(sim.balance[0]) == left - left // 2 > 0
+    assert int(sim.carry[0]) > 0  # the interest accrued to the rebate's day, owed on a balance

@@ -111,10 +111,13 @@ class PoolSimulation:
         return to_interest, to_fees, to_principal
 
     def _apply_rebate(self, mask, day, amount):
+        """A rebate reduces principal by at most half the balance it applies to: it never pays
+        a receivable off (the interest accrued to its day would be left owing on a zero
+        balance, and a receivable with no balance is not outstanding)."""
         accrued = _accrue(self.balance, self.apr, day - self.last_accrual)
         self.carry = np.where(mask, self.carry + accrued, self.carry)
         self.last_accrual = np.where(mask, day, self.last_accrual)
-        to_principal = np.where(mask, np.minimum(amount, self.balance), 0)
+        to_principal = np.where(mask, np.minimum(amount, self.balance // 2), 0)
         self.balance -= to_principal
         return to_principal
 
