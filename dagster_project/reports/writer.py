@@ -30,7 +30,7 @@ import duckdb
 
 from dagster_project.audit.package import SamplePlan, write_package
 from dagster_project.certificate_versions import changes, load_versions
-from dagster_project.deal import DealFileError, shelf_deal
+from dagster_project.deal import Deal, DealFileError, load_shelf
 from dagster_project.reports.auditor import write_auditor_report
 from dagster_project.reports.data_docs import publish_data_docs
 from dagster_project.reports.document import (
@@ -119,6 +119,7 @@ def write_reports(
             ).fetchall()
         }
         versions = load_versions(con)
+        deals = _shelf_deals()
         totals = {"certificates": 0, "certificates_withheld": 0, "trusts": 0}
         rows = []
         for deal_id, trust_name, servicer in trusts:
@@ -126,7 +127,9 @@ def write_reports(
                 rows.append((deal_id, trust_name, None))
                 continue
             write = _Writer(out / deal_id, published / deal_id if published else None)
-            counts = _write_trust(con, (deal_id, trust_name, servicer), write, versions, data_docs)
+            counts = _write_trust(
+                con, (deal_id, trust_name, servicer), deals.get(deal_id), write, versions, data_docs
+            )
             totals["certificates"] += counts["certificates"]
             totals["certificates_withheld"] += counts["certificates_withheld"]
             totals["trusts"] += 1
@@ -145,15 +148,21 @@ def write_reports(
     return totals
 
 
-def _auditor_package(con, deal_id: str, periods, write: _Writer, data_docs: Path | None) -> str:
-    """The auditor's package of the trust's latest published Collection Period, beside the
-    packages earlier publications wrote (kept as they were); the index's link to it."""
-    latest = next((p for p in reversed(periods) if p[4]), None)
-    if latest is None or not table_exists(con, "quality", "audit_exceptions"):
-        return ""
+def _shelf_deals() -> dict[str, Deal]:
+    """The shelf's deal files by deal_id, read once for every trust's documents (none when the
+    shelf's folder cannot be read: the documents that need a deal file are then left out)."""
     try:
-        deal = shelf_deal(deal_id)
-    except DealFileError:  # a trust whose deal file is not in this shelf's folder
+        return {deal.deal_id: deal for deal in load_shelf()}
+    except DealFileError:
+        return {}
+
+
+def _auditor_package(con, deal: Deal | None, periods, write: _Writer, data_docs) -> str:
+    """The auditor's package of the trust's latest published Collection Period, beside the
+    packages earlier publications wrote (kept as they were); the index's link to it. `deal`:
+    None for a trust whose deal file is not in this shelf's folder (no package)."""
+    latest = next((p for p in reversed(periods) if p[4]), None)
+    if deal is None or latest is None or not table_exists(con, "quality", "audit_exceptions"):
         return ""
     packages = write.out / "auditor" / "packages"
     if write.published is not None and (write.published / "auditor" / "packages").is_dir():
@@ -164,15 +173,13 @@ def _auditor_package(con, deal_id: str, periods, write: _Writer, data_docs: Path
     return f'<a href="auditor/packages/{period}/index.html">auditor\'s package ({period})</a>'
 
 
-def _not_public(con, deal_id: str) -> dict[str, list[str]] | None:
+def _not_public(con, deal: Deal | None) -> dict[str, list[str]] | None:
     """For a trust whose Receivable Schedule was built from an SEC EX-102 filing, what the public
-    data cannot test (quality.suites); None for a servicer's schedule."""
+    data cannot test (quality.suites); None for a servicer's schedule or no deal file."""
     from dagster_project.quality.runs import schedule_from_filings
     from dagster_project.quality.suites import not_testable_from_filings
 
-    try:
-        deal = shelf_deal(deal_id)
-    except DealFileError:
+    if deal is None:
         return None
     return not_testable_from_filings(deal) if schedule_from_filings(con, deal) else None
 
@@ -209,8 +216,11 @@ def _shelf_index(rows) -> str:
     )
 
 
-def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, data_docs) -> dict:
-    """trust: (deal_id, trust name, servicer name)."""
+def _write_trust(
+    con, trust: tuple[str, str, str], deal: Deal | None, write: _Writer, versions, data_docs
+) -> dict:
+    """trust: (deal_id, trust name, servicer name); deal: its deal file, None when the shelf's
+    folder has none."""
     deal_id, trust_name, servicer = trust
     out = write.out
     periods = con.execute(
@@ -345,9 +355,9 @@ def _write_trust(con, trust: tuple[str, str, str], write: _Writer, versions, dat
     )
     auditor = write_auditor_report(
         con, deal_id, trust_name, out / "auditor", data_docs, as_of, sources,
-        _not_public(con, deal_id),
+        _not_public(con, deal),
     )  # fmt: skip
-    package = _auditor_package(con, deal_id, periods, write, data_docs)
+    package = _auditor_package(con, deal, periods, write, data_docs)
     docs_link = (
         f' <a href="{html.escape(os.path.relpath(data_docs, out))}">'
         "Great Expectations Data Docs</a>"
