@@ -65,8 +65,8 @@
 {% macro default__let(name, value, body) -%}list_transform([{{ value }}], lambda {{ name }}: {{ body }})[1]{%- endmacro %}
 {% macro spark__let(name, value, body) -%}transform(array({{ value }}), {{ name }} -> {{ body }})[0]{%- endmacro %}
 
-{#- The keyword that makes DuckDB inline a CTE at each reference instead of computing it once into
-    memory, which it cannot spill (Spark decides that itself). -#}
+{#- The keyword that makes DuckDB read a CTE's query at each reference instead of computing it once
+    and holding the result in memory (Spark decides that itself). -#}
 {% macro not_materialized_cte() -%}{{ return(adapter.dispatch('not_materialized_cte', 'caot')()) }}{%- endmacro %}
 {% macro default__not_materialized_cte() -%}not materialized{%- endmacro %}
 {% macro spark__not_materialized_cte() -%}{%- endmacro %}
