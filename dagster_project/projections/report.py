@@ -6,7 +6,7 @@ from pathlib import Path
 
 from dagster_project.projections.analysis import ProjectionResult, ScenarioResult
 from dagster_project.reports.document import display
-from dagster_project.reports.plots import new_figure, png_base64
+from dagster_project.reports.plots import figure_img, new_figure
 
 STYLE = """
 body { font-family: Helvetica, Arial, sans-serif; max-width: 62em; margin: 2em auto; color: #111; }
@@ -19,7 +19,7 @@ img { max-width: 100%; }
 """
 
 
-def _paydown_png(result: ScenarioResult) -> str:
+def _paydown_image(result: ScenarioResult) -> str:
     """Each class's note balance after each projected Distribution Date (display only)."""
     figure, axis = new_figure()
     for class_id in dict.fromkeys(row[0] for row in result.notes):
@@ -28,7 +28,7 @@ def _paydown_png(result: ScenarioResult) -> str:
     axis.set_ylabel("note balance ($ millions)")
     axis.set_title(f"Paydown by class: {result.scenario.name}", fontsize=10)
     axis.legend(fontsize=8, ncol=4)
-    return png_base64(figure)
+    return figure_img(figure, "paydown")
 
 
 def _assumptions(result: ScenarioResult) -> str:
@@ -80,7 +80,7 @@ def _scenario_section(projection: ProjectionResult, result: ScenarioResult) -> s
         f"{call or 'none'}; cumulative net loss "
         f"{projection.cumulative_net_loss_percent(result)}% of the Initial Pool Balance; "
         f"{len(pool)} Collection Periods projected.</p>"
-        f'<img alt="paydown" src="data:image/png;base64,{_paydown_png(result)}">'
+        + _paydown_image(result)
         + _accounts(result)
         + "<table><tr><th>class</th><th class=num>weighted average life (years)</th>"
         "<th class=num>first principal</th><th class=num>last principal (final payment)</th>"

@@ -7,7 +7,7 @@ import html
 from decimal import Decimal
 
 from dagster_project.reports.document import display
-from dagster_project.reports.plots import new_figure, png_base64
+from dagster_project.reports.plots import figure_img, new_figure
 
 STATES = ("current", "1-30", "31-60", "61-90", "91-120")
 TO_STATES = (*STATES, "defaulted", "repurchased", "paid to maturity", "prepaid")
@@ -80,9 +80,8 @@ def _vintage_plot(con, deal_id: str) -> str:
     axis.set_ylabel("cumulative net loss, % of cutoff balance")
     if len(quarters) <= 12:
         axis.legend(fontsize=7, ncol=4)
-    return (
-        "<h2>Cumulative net loss by origination quarter</h2>"
-        f'<img alt="vintage curves" src="data:image/png;base64,{png_base64(figure)}">'
+    return "<h2>Cumulative net loss by origination quarter</h2>" + figure_img(
+        figure, "vintage curves"
     )
 
 

@@ -16,7 +16,7 @@ import yaml
 from dagster_project.deal import PROJECT_ROOT
 from dagster_project.reports.document import Document, Row
 from dagster_project.reports.pdf_render import render_pdf
-from dagster_project.reports.plots import bar_chart_png
+from dagster_project.reports.plots import bar_chart
 
 CATALOG = PROJECT_ROOT / "expectations" / "representations.yml"
 
@@ -207,8 +207,7 @@ def write_auditor_report(
     for row in register:
         counts[row[1]] = counts.get(row[1], 0) + 1
     chart = (
-        f'<img alt="breaches by representation" src="data:image/png;base64,'
-        f'{bar_chart_png(counts, "Receivables breaching each representation")}">'
+        bar_chart(counts, "Receivables breaching each representation")
         if counts
         else "<p>No receivable breaches any tested representation.</p>"
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas
 
 from dagster_project.reports.analytics import analytics_html
-from dagster_project.reports.plots import new_figure, png_base64
+from dagster_project.reports.plots import figure_img, new_figure
 from dagster_project.reports.provenance import provenance_html
 
 PLOTS = (
@@ -56,12 +56,12 @@ TABLES = {
 
 
 def draw(key: str, pool, notes) -> str:
-    """One plot of the report as a base64 PNG. pool: one row per Distribution Date (floats, for
-    drawing only); notes: per date and class."""
+    """One plot of the report as an HTML image (reports/plots.py). pool: one row per
+    Distribution Date (floats, for drawing only); notes: per date and class."""
     figure, axis = new_figure()
     _PLOTTERS[key](axis, pool, notes)
     axis.set_xlabel("Distribution Date")
-    return png_base64(figure)
+    return figure_img(figure, dict(PLOTS)[key])
 
 
 def _life(pool):
@@ -188,14 +188,13 @@ def render_performance(
     exact=None,
     analytics: str = "",
 ) -> str:
-    """The report's page: `images` are the plots' PNGs, `exact` the query's rows as DECIMALs
-    (the data tables), `analytics` the investor views' sections (reports/analytics.py)."""
+    """The report's page: `images` are the plots' <img> elements, `exact` the query's rows as
+    DECIMALs (the data tables), `analytics` the investor views' sections (reports/analytics.py)."""
     facts = "".join(
         f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in summary
     )
     sections = "".join(
-        f'<h2>{html.escape(title)}</h2><img alt="{html.escape(title)}" '
-        f'src="data:image/png;base64,{images[key]}">{_data_table(key, exact)}'
+        f"<h2>{html.escape(title)}</h2>{images[key]}{_data_table(key, exact)}"
         for key, title in PLOTS
         if key in images
     )

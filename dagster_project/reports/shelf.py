@@ -5,7 +5,7 @@ import html
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from dagster_project.reports.plots import new_figure, png_base64
+from dagster_project.reports.plots import figure_img, new_figure
 from dagster_project.reports.provenance import provenance_html
 
 # (column of rpt_shelf_performance_by_age, title, y-axis label, plotted only while the pool is at
@@ -63,7 +63,7 @@ def _plot(column: str, title: str, unit: str, tail: bool, trusts: dict[str, list
     axis.set_xlabel("months since the Cutoff Date")
     axis.set_ylabel(unit)
     axis.legend(fontsize=8)
-    return png_base64(figure)
+    return figure_img(figure, title)
 
 
 def _table(column: str, trusts: dict[str, list[dict]]) -> str:
@@ -90,8 +90,7 @@ def write_shelf_report(con, path: Path, provenance: tuple[str, ...] = ()) -> int
     trusts = shelf_curves(con)
     sections = "".join(
         f"<h2>{html.escape(title)}</h2>"
-        f'<img alt="{html.escape(title)}" src="data:image/png;base64,'
-        f'{_plot(column, title, unit, tail, trusts)}">{_table(column, trusts)}'
+        f"{_plot(column, title, unit, tail, trusts)}{_table(column, trusts)}"
         for column, title, unit, tail in CURVES
     ) if trusts else "<p>No Collection Period is computed yet for any trust.</p>"  # fmt: skip
     summary = "".join(

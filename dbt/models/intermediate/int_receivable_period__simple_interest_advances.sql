@@ -10,7 +10,9 @@
 
 with
 
-receivable_periods as (
+receivable_periods as {{ not_materialized_cte() }} (
+    -- read at each reference with that reference's filters (held whole, every receivable-period
+    -- of the shelf would be in memory)
     select * from {{ ref('fct_receivable_period') }}
 ),
 

@@ -14,7 +14,8 @@ deals as (
     select * from {{ ref('stg_deal__deals') }}
 ),
 
-all_balances as (
+all_balances as {{ not_materialized_cte() }} (
+    -- read at each reference with that reference's filters, never held whole
     select * from {{ ref('int_receivable_period__principal_balances') }}
 ),
 
