@@ -40,16 +40,24 @@
     ) }}
 {%- endmacro %}
 
-{#- True for the rows of the build's window (every row without the var). -#}
+{#- True for the rows of the build's window (every row without the var). The trusts are grouped
+    by their first period, and the earliest period bounds every row first: DuckDB applies a bound
+    on one column while it scans (skipping row groups below it), where a disjunction per trust
+    would be evaluated on every row of the table. -#}
 {% macro in_window(deal_column='deal_id', period_column='collection_period') -%}
     {%- set window = var('rebuild_from', {}) -%}
     {%- if window -%}
-        (
-        {%- for deal, period in window.items() %}
-            ({{ deal_column }} = '{{ deal }}' and {{ period_column }} >= '{{ period }}')
+        {%- set by_period = {} -%}
+        {%- for deal, period in window.items() -%}
+            {%- do by_period.setdefault(period, []).append(deal) -%}
+        {%- endfor -%}
+        {%- set periods = by_period.keys() | sort -%}
+        ({{ period_column }} >= '{{ periods[0] }}' and (
+        {%- for period in periods %}
+            ({{ period_column }} >= '{{ period }}' and {{ deal_column }} in ('{{ by_period[period] | join("', '") }}'))
             {{- ' or' if not loop.last }}
         {%- endfor %}
-        )
+        ))
     {%- else -%}
         true
     {%- endif -%}
@@ -94,28 +102,120 @@
 {%- endmacro %}
 
 {#-
-    Each receivable's last row kept from the builds before this one (the rows outside the window),
-    in an incremental model's own SQL: deal_id, receivable_id and `last_kept`, a struct of `fields`
-    (name: column) from its row with the highest `order_column`; only the fields a seed needs, not
-    the whole row (a struct of every column, built for each of the millions of kept rows, costs a
-    month's build time). `among`: a relation with deal_id and receivable_id, to keep only its
-    receivables (those with rows in the window).
+    Each receivable of `among` with rows kept from the builds before this one (the rows outside the
+    window): deal_id, receivable_id and `last_kept`, a struct of `fields` (name: column) from its
+    kept row with the highest `order_column` (a column that grows from one Collection Period to
+    the next: a period or step number); only the fields a seed needs, not the whole row.
+    `among`: a relation with deal_id and receivable_id (the receivables with rows in the window);
+    `relation`: the table kept (the model itself by default).
+
+    A receivable on the tape of the period just before its trust's window has its last kept row
+    there (the order grows with the period): those rows are found by that period alone. Only the
+    others (absent from that tape, or a window from a trust's first period) are looked for among
+    every kept row, so a monthly build groups one period's rows, not the whole history.
 -#}
-{% macro last_kept_rows(fields, order_column, among=none) -%}
-    select
-        previous_build.deal_id,
-        previous_build.receivable_id,
-        max_by({{ record(fields) }}, previous_build.{{ order_column }}) as last_kept
-    from {{ this }} as previous_build
-    where
-        not coalesce({{ is_rebuilt('previous_build.deal_id', 'previous_build.collection_period') }}, false)
-        {%- if among %}
+{% macro last_kept_rows(fields, order_column, among, relation=none) -%}
+    {%- set kept_relation = relation if relation is not none else this -%}
+    with
+
+    before_window as (
+        select
+            previous_build.deal_id,
+            previous_build.receivable_id,
+            max_by({{ record(fields) }}, previous_build.{{ order_column }}) as last_kept
+        from {{ kept_relation }} as previous_build
+        where
+            {{ period_before_window('previous_build.deal_id', 'previous_build.collection_period') }}
             and exists (
                 select 1 from {{ among }}
                 where
                     {{ among }}.deal_id = previous_build.deal_id
                     and {{ among }}.receivable_id = previous_build.receivable_id
             )
+        group by previous_build.deal_id, previous_build.receivable_id
+    ),
+
+    elsewhere as (
+        select distinct
+            {{ among }}.deal_id,
+            {{ among }}.receivable_id
+        from {{ among }}
+        where not exists (
+            select 1 from before_window
+            where
+                before_window.deal_id = {{ among }}.deal_id
+                and before_window.receivable_id = {{ among }}.receivable_id
+        )
+    )
+
+    select * from before_window
+    union all
+    -- the kept rows are those before the trust's first period in the window (or of no period,
+    -- such as a fold's step 0): a comparison after the join, on the few rows it keeps
+    select
+        previous_build.deal_id,
+        previous_build.receivable_id,
+        max_by({{ record(fields) }}, previous_build.{{ order_column }}) as last_kept
+    from {{ kept_relation }} as previous_build
+    inner join elsewhere
+        on previous_build.deal_id = elsewhere.deal_id and previous_build.receivable_id = elsewhere.receivable_id
+    left join {{ window_starts() }}
+        on previous_build.deal_id = window_starts.deal_id
+    where
+        {%- if not var('rebuild_from', {}) %}
+            false  -- no window: every row is recomputed, none kept
+        {%- else %}
+            window_starts.deal_id is null
+            or previous_build.collection_period is null
+            or previous_build.collection_period < window_starts.first_period
         {%- endif %}
     group by previous_build.deal_id, previous_build.receivable_id
+{%- endmacro %}
+
+{#- The build's window as a relation window_starts (deal_id, first_period), one row per trust of
+    var `rebuild_from` (none without it). -#}
+{% macro window_starts() -%}
+    (
+    {%- for deal, period in var('rebuild_from', {}).items() %}
+        select '{{ deal }}' as deal_id, '{{ period }}' as first_period
+        {{- ' union all' if not loop.last }}
+    {%- else %}
+        select null::varchar as deal_id, null::varchar as first_period where false
+    {%- endfor %}
+    ) as window_starts
+{%- endmacro %}
+
+{#- True for the rows of the Collection Period just before each trust's window (the calendar
+    month before `rebuild_from`'s period, as the tapes name periods, YYYY-MM); false for a period
+    named otherwise (last_kept_rows then looks among every kept row). -#}
+{% macro period_before_window(deal_column='deal_id', period_column='collection_period') -%}
+    {%- set conditions = [] -%}
+    {%- for deal, period in var('rebuild_from', {}).items() -%}
+        {%- set before = month_before(period) -%}
+        {%- if before -%}
+            {%- do conditions.append("(" ~ deal_column ~ " = '" ~ deal ~ "' and " ~ period_column ~ " = '" ~ before ~ "')") -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if conditions -%}({{ conditions | join(' or ') }}){%- else -%}false{%- endif -%}
+{%- endmacro %}
+
+{#- True for every row from the month before the window's earliest period on (a bound DuckDB
+    applies while it scans, before an exact test of the window that it cannot push down): each
+    Collection Period is a calendar month (Art. I), so every trust's period before its window is
+    at or after it. True for every row without the var or when a period is not named YYYY-MM. -#}
+{% macro from_month_before_window(period_column='collection_period') -%}
+    {%- set periods = var('rebuild_from', {}).values() | list | sort -%}
+    {%- set before = month_before(periods[0]) if periods else none -%}
+    {%- if before -%}{{ period_column }} >= '{{ before }}'{%- else -%}true{%- endif -%}
+{%- endmacro %}
+
+{#- The month before a period named YYYY-MM ('2021-01' -> '2020-12'); none for another name. -#}
+{% macro month_before(period) -%}
+    {%- set parts = period.split('-') -%}
+    {%- if parts | length == 2 and parts[0] | length == 4 and parts[1] | length == 2
+        and parts[0].isdigit() and parts[1].isdigit() -%}
+        {%- set year, month = parts[0] | int, parts[1] | int -%}
+        {{- return((year - 1) ~ '-12' if month == 1 else year ~ '-' ~ '%02d' | format(month - 1)) -}}
+    {%- endif -%}
+    {{- return(none) -}}
 {%- endmacro %}

@@ -29,20 +29,19 @@ deals as (
 earlier as (
     -- each rebuilt receivable's last receivable-period before the rebuild (none in a full build)
     select
-        deal_id,
-        receivable_id,
-        max(period_number) as period_number,
-        {{ max_by_non_null('reported_ending_balance', 'period_number') }} as reported_ending_balance,
-        {{ max_by_non_null('is_outstanding', 'period_number') }} as is_outstanding,
+        kept.deal_id,
+        kept.receivable_id,
+        kept.last_kept.period_number,
+        kept.last_kept.reported_ending_balance,
+        kept.last_kept.is_outstanding,
         true as is_earlier
-    from {{ ref('fct_receivable_period') }} as kept
-    where
-        not ({{ is_rebuilt('kept.deal_id', 'kept.collection_period') }})
-        and exists (
-            select 1 from rebuilt
-            where rebuilt.deal_id = kept.deal_id and rebuilt.receivable_id = kept.receivable_id
-        )
-    group by deal_id, receivable_id
+    from (
+        {{ last_kept_rows({
+            'period_number': 'period_number',
+            'reported_ending_balance': 'reported_ending_balance',
+            'is_outstanding': 'is_outstanding'
+        }, 'period_number', among='rebuilt', relation=ref('fct_receivable_period')) }}
+    ) as kept
 ),
 {% endif %}
 

@@ -36,7 +36,7 @@ kept_steps as (
             kept.deal_id,
             kept.receivable_id,
             kept.last_kept.step_number as last_step_number
-        from ({{ last_kept_rows({'step_number': 'step_number'}, 'step_number') }}) as kept
+        from ({{ last_kept_rows({'step_number': 'step_number'}, 'step_number', among='transactions') }}) as kept
     {% else %}
         select
             null::string as deal_id,

@@ -41,7 +41,7 @@ prior_state as (
                 'unpaid_interest_cents': 'unpaid_interest_cents',
                 'fees_due_cents': 'fees_due_cents',
                 'last_accrual_date': 'last_accrual_date'
-            }, 'step_number') }}
+            }, 'step_number', among='balance_events') }}
         ) as kept
     {% else %}
         select
@@ -53,6 +53,34 @@ prior_state as (
             null::bigint as fees_due_cents,
             null::date as last_accrual_date
         where false
+    {% endif %}
+),
+
+to_fold as (
+    {% if is_incremental() %}
+        -- a receivable with no transaction in the window has nothing to fold, and its step 0 is
+        -- kept; one with no step 0 yet (its trust's first build) starts at the Cutoff Date
+        select
+            schedule.deal_id,
+            schedule.receivable_id
+        from schedule
+        where
+            exists (
+                select 1 from balance_events
+                where balance_events.deal_id = schedule.deal_id and balance_events.receivable_id = schedule.receivable_id
+            )
+            or not exists (
+                select 1 from {{ this }} as previous_build
+                where
+                    previous_build.step_number = 0
+                    and previous_build.deal_id = schedule.deal_id
+                    and previous_build.receivable_id = schedule.receivable_id
+            )
+    {% else %}
+        select
+            schedule.deal_id,
+            schedule.receivable_id
+        from schedule
     {% endif %}
 ),
 
@@ -73,7 +101,14 @@ starting as (
     left join prior_state
         on schedule.deal_id = prior_state.deal_id and schedule.receivable_id = prior_state.receivable_id
     -- the trusts this build recomputes (the others keep their rows)
-    where schedule.deal_id in (select distinct balance_events.deal_id from balance_events)
+    where
+        schedule.deal_id in (select distinct balance_events.deal_id from balance_events)
+        and (schedule.deal_id, schedule.receivable_id) in (
+            select
+                to_fold.deal_id,
+                to_fold.receivable_id
+            from to_fold
+        )
 ),
 
 folded as (

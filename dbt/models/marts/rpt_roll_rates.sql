@@ -19,15 +19,18 @@ periods as (
     -- the build's periods and, for their transitions, the period before each
     select * from {{ ref('fct_receivable_period') }}
     where
-        {{ is_rebuilt() }}
-        or (deal_id, collection_period) in (
-            select
-                before.deal_id,
-                before.collection_period
-            from calendar as before
-            inner join calendar as rebuilt
-                on before.deal_id = rebuilt.deal_id and before.period_number = rebuilt.period_number - 1
-            where {{ is_rebuilt('rebuilt.deal_id', 'rebuilt.collection_period') }}
+        {{ from_month_before_window() }}
+        and (
+            {{ is_rebuilt() }}
+            or (deal_id, collection_period) in (
+                select
+                    before.deal_id,
+                    before.collection_period
+                from calendar as before
+                inner join calendar as rebuilt
+                    on before.deal_id = rebuilt.deal_id and before.period_number = rebuilt.period_number - 1
+                where {{ is_rebuilt('rebuilt.deal_id', 'rebuilt.collection_period') }}
+            )
         )
 ),
 
