@@ -189,14 +189,23 @@
     month before `rebuild_from`'s period, as the tapes name periods, YYYY-MM); false for a period
     named otherwise (last_kept_rows then looks among every kept row). -#}
 {% macro period_before_window(deal_column='deal_id', period_column='collection_period') -%}
-    {%- set conditions = [] -%}
+    {%- set by_period = {} -%}
     {%- for deal, period in var('rebuild_from', {}).items() -%}
         {%- set before = month_before(period) -%}
         {%- if before -%}
-            {%- do conditions.append("(" ~ deal_column ~ " = '" ~ deal ~ "' and " ~ period_column ~ " = '" ~ before ~ "')") -%}
+            {%- do by_period.setdefault(before, []).append(deal) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if conditions -%}({{ conditions | join(' or ') }}){%- else -%}false{%- endif -%}
+    {%- if by_period -%}
+        (
+        {%- for before in by_period.keys() | sort %}
+            ({{ period_column }} = '{{ before }}' and {{ deal_column }} in ('{{ by_period[before] | join("', '") }}'))
+            {{- ' or' if not loop.last }}
+        {%- endfor %}
+        )
+    {%- else -%}
+        false
+    {%- endif -%}
 {%- endmacro %}
 
 {#- True for every row from the month before the window's earliest period on (a bound DuckDB

@@ -121,18 +121,47 @@ settlements as (
     group by deal_id, receivable_id
 ),
 
+history_periods as (
+    -- a seeded receivable's recomputed periods (read through the window's test on the table)
+    select
+        periods.*,
+        folded.first_advance_period_number,
+        folded.seed_advanced_cents,
+        folded.seed_received_cents,
+        folded.seed_retention_floor_cents,
+        folded.seed_retained_cents
+    from receivable_periods as periods
+    inner join folded_receivables as folded
+        on periods.deal_id = folded.deal_id and periods.receivable_id = folded.receivable_id
+    where
+        folded.first_advance_period_number is null
+        and {{ is_rebuilt('periods.deal_id', 'periods.collection_period') }}
+    union all
+    -- a receivable first advanced on in the window: its every period
+    select
+        periods.*,
+        folded.first_advance_period_number,
+        folded.seed_advanced_cents,
+        folded.seed_received_cents,
+        folded.seed_retention_floor_cents,
+        folded.seed_retained_cents
+    from receivable_periods as periods
+    inner join folded_receivables as folded
+        on periods.deal_id = folded.deal_id and periods.receivable_id = folded.receivable_id
+    where folded.first_advance_period_number is not null
+),
+
 history as (
-    -- a seeded receivable's recomputed periods; a first advanced one's every period
     select
         periods.deal_id,
         periods.receivable_id,
         periods.collection_period,
         periods.period_number,
-        folded.first_advance_period_number,
-        folded.seed_advanced_cents,
-        folded.seed_received_cents,
-        folded.seed_retention_floor_cents,
-        folded.seed_retained_cents,
+        periods.first_advance_period_number,
+        periods.seed_advanced_cents,
+        periods.seed_received_cents,
+        periods.seed_retention_floor_cents,
+        periods.seed_retained_cents,
         settlements.settled_period_number,
         {{ to_cents('periods.simple_interest_advance_amount') }} as advance_cents,
         -- 4.2: every amount received on or in respect of the receivable, Liquidation Proceeds and
@@ -155,16 +184,13 @@ history as (
             - {{ to_cents('periods.interest_collected_amount') }},
             0
         ) as scheduled_interest_shortfall_cents
-    from receivable_periods as periods
-    inner join folded_receivables as folded
-        on periods.deal_id = folded.deal_id and periods.receivable_id = folded.receivable_id
+    from history_periods as periods
     inner join calendar
         on periods.deal_id = calendar.deal_id and periods.collection_period = calendar.collection_period
     inner join schedule
         on periods.deal_id = schedule.deal_id and periods.receivable_id = schedule.receivable_id
     left join settlements
         on periods.deal_id = settlements.deal_id and periods.receivable_id = settlements.receivable_id
-    where folded.first_advance_period_number is not null or {{ is_rebuilt('periods.deal_id', 'periods.collection_period') }}
 ),
 
 in_fold as (
