@@ -119,11 +119,14 @@ def _recoveries(con, deal_id: str) -> str:
 
 
 def _stratification(con, deal_id: str) -> str:
+    """The pool by credit score at the cutoff and at the last period with receivables outstanding
+    (the one-row-per-period pool table says which: the loan-level table is not scanned)."""
     rows = con.execute(
         "select period_number, collection_period, bucket, receivable_count, principal_balance, "
         "balance_share_percent, weighted_average_apr_percent from marts.rpt_stratification "
         "where deal_id = ? and dimension = 'credit score' and period_number in (0, (select "
-        "max(period_number) from marts.fct_receivable_period where deal_id = ?)) "
+        "max(period_number) from marts.fct_pool_period where deal_id = ? "
+        "and receivables_outstanding > 0)) "
         "order by period_number, bucket",
         [deal_id, deal_id],
     ).fetchall()

@@ -123,32 +123,24 @@ settlements as (
 
 history_periods as (
     -- a seeded receivable's recomputed periods (read through the window's test on the table)
-    select
-        periods.*,
-        folded.first_advance_period_number,
-        folded.seed_advanced_cents,
-        folded.seed_received_cents,
-        folded.seed_retention_floor_cents,
-        folded.seed_retained_cents
-    from receivable_periods as periods
-    inner join folded_receivables as folded
-        on periods.deal_id = folded.deal_id and periods.receivable_id = folded.receivable_id
+    select * from receivable_periods
     where
-        folded.first_advance_period_number is null
-        and {{ is_rebuilt('periods.deal_id', 'periods.collection_period') }}
+        {{ is_rebuilt() }}
+        and (deal_id, receivable_id) in (
+            select
+                seeds.deal_id,
+                seeds.receivable_id
+            from seeds
+        )
     union all
     -- a receivable first advanced on in the window: its every period
-    select
-        periods.*,
-        folded.first_advance_period_number,
-        folded.seed_advanced_cents,
-        folded.seed_received_cents,
-        folded.seed_retention_floor_cents,
-        folded.seed_retained_cents
-    from receivable_periods as periods
-    inner join folded_receivables as folded
-        on periods.deal_id = folded.deal_id and periods.receivable_id = folded.receivable_id
-    where folded.first_advance_period_number is not null
+    select * from receivable_periods
+    where (deal_id, receivable_id) in (
+        select
+            first_advances.deal_id,
+            first_advances.receivable_id
+        from first_advances
+    )
 ),
 
 history as (
@@ -157,11 +149,11 @@ history as (
         periods.receivable_id,
         periods.collection_period,
         periods.period_number,
-        periods.first_advance_period_number,
-        periods.seed_advanced_cents,
-        periods.seed_received_cents,
-        periods.seed_retention_floor_cents,
-        periods.seed_retained_cents,
+        folded.first_advance_period_number,
+        folded.seed_advanced_cents,
+        folded.seed_received_cents,
+        folded.seed_retention_floor_cents,
+        folded.seed_retained_cents,
         settlements.settled_period_number,
         {{ to_cents('periods.simple_interest_advance_amount') }} as advance_cents,
         -- 4.2: every amount received on or in respect of the receivable, Liquidation Proceeds and
@@ -185,6 +177,8 @@ history as (
             0
         ) as scheduled_interest_shortfall_cents
     from history_periods as periods
+    inner join folded_receivables as folded
+        on periods.deal_id = folded.deal_id and periods.receivable_id = folded.receivable_id
     inner join calendar
         on periods.deal_id = calendar.deal_id and periods.collection_period = calendar.collection_period
     inner join schedule
