@@ -315,3 +315,33 @@ def test_every_report_says_where_its_figures_come_from(built_warehouse, reports,
     last = dates_and_pools[-1][0]
     assert f"Distribution Date {last:%m/%d/%Y}" in auditor and "Collection Period" in auditor
     assert "page 1 of" in auditor and "Provenance" in auditor
+
+
+def test_the_pool_by_credit_score_now_is_its_last_period_with_receivables_outstanding():
+    """A pool paid down to nothing has a last Collection Period with no receivable outstanding
+    (and no stratification rows): the section shows the period before it beside the cutoff."""
+    from dagster_project.reports.analytics import _stratification
+
+    con = duckdb.connect()
+    con.execute("create schema marts")
+    con.execute(
+        "create table marts.fct_pool_period as select * from (values ('d', 1, 5), ('d', 2, 3), "
+        "('d', 3, 0), ('e', 4, 9)) as t(deal_id, period_number, receivables_outstanding)"
+    )
+    con.execute(  # the last receivable-periods: the receivables paid off in period 3
+        "create table marts.fct_receivable_period as select * from (values ('d', 'r1', 3), "
+        "('d', 'r2', 3)) as t(deal_id, receivable_id, period_number)"
+    )
+    con.execute(
+        "create table marts.rpt_stratification as select * from (values "
+        "('d', 0, 'cutoff', 'credit score', '700-749', 5, 500.00, 100.00, 5.00), "
+        "('d', 1, '2016-01', 'credit score', '700-749', 5, 400.00, 100.00, 5.00), "
+        "('d', 2, '2016-02', 'credit score', '700-749', 3, 200.00, 100.00, 5.00), "
+        "('e', 4, '2016-04', 'credit score', '700-749', 9, 900.00, 100.00, 5.00)) "
+        "as t(deal_id, period_number, collection_period, dimension, bucket, receivable_count, "
+        "principal_balance, balance_share_percent, weighted_average_apr_percent)"
+    )
+    section = _stratification(con, "d")
+    assert "<td>cutoff</td>" in section and "<td>2016-02</td>" in section
+    assert "<td>2016-01</td>" not in section and "<td>2016-04</td>" not in section
+    assert "$200.00" in section
