@@ -211,9 +211,10 @@
 {#- True for every row from the month before the window's earliest period on (a bound DuckDB
     applies while it scans, before an exact test of the window that it cannot push down): each
     Collection Period is a calendar month (Art. I), so every trust's period before its window is
-    at or after it. True for every row without the var or when a period is not named YYYY-MM. -#}
+    at or after it. True for every row in a build that is not incremental (every row is computed),
+    without the var, or when a period is not named YYYY-MM. -#}
 {% macro from_month_before_window(period_column='collection_period') -%}
-    {%- set periods = var('rebuild_from', {}).values() | list | sort -%}
+    {%- set periods = var('rebuild_from', {}).values() | list | sort if is_incremental() else [] -%}
     {%- set before = month_before(periods[0]) if periods else none -%}
     {%- if before -%}{{ period_column }} >= '{{ before }}'{%- else -%}true{%- endif -%}
 {%- endmacro %}
