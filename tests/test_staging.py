@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import DEAL_ID, deliveries
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from test_ingestion import PERIOD, load_period, warehouse_with_schedule
 
@@ -67,6 +67,7 @@ CELL = st.integers(0, 9).flatmap(  # mostly the clean cell, else a tricky or a r
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.lists(st.lists(CELL, min_size=7, max_size=7), min_size=1, max_size=2))
+@example(changes=[[None, None, None, "0x10", None, None, None]])  # hexadecimal: see below
 def test_a_batch_the_typed_read_passes_has_no_finding_as_text_and_the_same_values(
     tmp_path, changes
 ):
@@ -127,6 +128,23 @@ def test_each_bad_cell_fails_the_typed_read_or_its_checks(tmp_path, column, valu
     con = duckdb.connect()
     prepared = prepare_files(SCHEMA, {(DEAL_ID, "x"): path}, tmp_path)
     assert not (stage_typed(con, SCHEMA, prepared) and passes_checks(con, SCHEMA, False))
+
+
+@pytest.mark.parametrize("value", ["0x10", "0b11", "0X1F"])
+def test_a_hexadecimal_or_binary_count_is_not_a_valid_integer_read_as_text(tmp_path, value):
+    """DuckDB casts '0x10' to the integer 16; a tape's count is a decimal number, so the text
+    checks name the cell (the typed read rejects it already)."""
+    row = ["r0", *VALID]
+    row[SCHEMA.names.index("term")] = value
+    path = tmp_path / "cells.csv"
+    write_cells(path, [row])
+    con = duckdb.connect()
+    prepared = prepare_files(SCHEMA, {(DEAL_ID, "x"): path}, tmp_path)
+    assert not stage_typed(con, SCHEMA, prepared)
+    findings = stage_files(con, SCHEMA, prepared)
+    findings = {k: v + check_rows(con, SCHEMA, {k: path}).get(k, []) for k, v in findings.items()}
+    found = [(f.field, f.reason, f.value) for fs in findings.values() for f in fs]
+    assert found == [("term", "not a valid integer", value)], found
 
 
 def test_a_clean_delivery_loads_typed_the_rows_the_text_would_load(

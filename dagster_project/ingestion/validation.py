@@ -388,12 +388,17 @@ def cell_checks(schema: FileSchema, staging: Staging) -> list[CellCheck]:
             checks.append(CellCheck(label, "missing value", "null", f"{name} is null{omitted}"))
         value = staging.value(column.name, column.type)
         if not staging.typed:  # typed, a value of another type fails the read
+            invalid = f"{value} is null"
+            if column.type in FRACTIONS:
+                # DuckDB casts hexadecimal and binary text ('0x10', '0b11') to an integer, never
+                # to a decimal, and the typed read takes neither: a number is read as a decimal too
+                invalid = f"({value} is null or {staging.exact(column.name)} is null)"
             checks.append(
                 CellCheck(
                     label,
                     f"not a valid {column.type}",
                     name,
-                    f"{name} is not null and {value} is null",
+                    f"{name} is not null and {invalid}",
                 )
             )
         if column.type in FRACTIONS:
