@@ -42,25 +42,39 @@
 
 {#- True for the rows of the build's window (every row without the var). The trusts are grouped
     by their first period, and the earliest period bounds every row first: DuckDB applies a bound
-    on one column while it scans (skipping row groups below it), where a disjunction per trust
+    on one column while it scans (and can skip row groups below it), where a disjunction per trust
     would be evaluated on every row of the table. -#}
 {% macro in_window(deal_column='deal_id', period_column='collection_period') -%}
-    {%- set window = var('rebuild_from', {}) -%}
-    {%- if window -%}
-        {%- set by_period = {} -%}
-        {%- for deal, period in window.items() -%}
-            {%- do by_period.setdefault(period, []).append(deal) -%}
-        {%- endfor -%}
-        {%- set periods = by_period.keys() | sort -%}
-        ({{ period_column }} >= '{{ periods[0] }}' and (
-        {%- for period in periods %}
-            ({{ period_column }} >= '{{ period }}' and {{ deal_column }} in ('{{ by_period[period] | join("', '") }}'))
-            {{- ' or' if not loop.last }}
-        {%- endfor %}
+    {%- set by_period = window_by_period() -%}
+    {%- if by_period -%}
+        ({{ period_column }} >= '{{ (by_period.keys() | sort)[0] }}' and (
+        {{- period_terms(by_period, deal_column, period_column, '>=') }}
         ))
     {%- else -%}
         true
     {%- endif -%}
+{%- endmacro %}
+
+{#- The trusts of var `rebuild_from` by their first period in the window ({period: [deal_id]});
+    by the month before it with `month_before_window` (a period not named YYYY-MM left out). -#}
+{% macro window_by_period(month_before_window=false) -%}
+    {%- set by_period = {} -%}
+    {%- for deal, period in var('rebuild_from', {}).items() -%}
+        {%- set key = month_before(period) if month_before_window else period -%}
+        {%- if key -%}
+            {%- do by_period.setdefault(key, []).append(deal) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{- return(by_period) -}}
+{%- endmacro %}
+
+{#- One test per period of `by_period` (window_by_period), joined by `or`:
+    `period_column <operator> period and deal_column in (its trusts)`. -#}
+{% macro period_terms(by_period, deal_column, period_column, operator) -%}
+    {%- for period in by_period.keys() | sort %}
+        ({{ period_column }} {{ operator }} '{{ period }}' and {{ deal_column }} in ('{{ by_period[period] | join("', '") }}'))
+        {{- ' or' if not loop.last }}
+    {%- endfor %}
 {%- endmacro %}
 
 {#-
@@ -189,19 +203,9 @@
     month before `rebuild_from`'s period, as the tapes name periods, YYYY-MM); false for a period
     named otherwise (last_kept_rows then looks among every kept row). -#}
 {% macro period_before_window(deal_column='deal_id', period_column='collection_period') -%}
-    {%- set by_period = {} -%}
-    {%- for deal, period in var('rebuild_from', {}).items() -%}
-        {%- set before = month_before(period) -%}
-        {%- if before -%}
-            {%- do by_period.setdefault(before, []).append(deal) -%}
-        {%- endif -%}
-    {%- endfor -%}
+    {%- set by_period = window_by_period(month_before_window=true) -%}
     {%- if by_period -%}
-        (
-        {%- for before in by_period.keys() | sort %}
-            ({{ period_column }} = '{{ before }}' and {{ deal_column }} in ('{{ by_period[before] | join("', '") }}'))
-            {{- ' or' if not loop.last }}
-        {%- endfor %}
+        ({{ period_terms(by_period, deal_column, period_column, '=') }}
         )
     {%- else -%}
         false
