@@ -82,8 +82,7 @@ found = {d.deal_id: delivered_periods(trust_dir(input_dir(), d.deal_id) / "deliv
 found = {k: v for k, v in found.items() if v}
 keys = [dg.AssetKey(["raw", n]) for n in ("deals", "deal_classes", "payment_calendar",
         "certificate_layout", "receivable_schedule", "index_rates", "tangible_net_worth",
-        "trust_account_earnings", "exception_decisions", "loan_status", "payment_transactions",
-        "deliveries")]
+        "trust_account_earnings", "exception_decisions", "monthly_tapes")]
 keys.append(dg.AssetKey(["quality", "eligibility_exceptions"]))  # the sources dbt reads
 job = defs().resolve_job_def("monthly_servicing_run")
 tags = box_tags(list(found), min(min(v) for v in found.values()),

@@ -57,3 +57,21 @@ def test_the_command_line_help_needs_no_dbt_manifest():
     ).stdout
     assert "--rebuild" in printed and "exit 0" in printed
     assert "loaded: []" in printed
+
+
+def test_one_partitioned_asset_loads_the_monthly_tapes():
+    """Dagster records every (trust, Collection Period) of a run's range once per partitioned
+    asset (a planned and a materialization event each): the monthly deliveries are one asset,
+    upstream of the dbt staging of its three tables."""
+    import dagster as dg
+
+    from dagster_project.definitions import defs
+
+    graph = defs().resolve_asset_graph()
+    tapes = dg.AssetKey(["raw", "monthly_tapes"])
+    partitioned = [key for key in graph.get_all_asset_keys() if graph.get(key).is_partitioned]
+    assert partitioned == [tapes]
+    for model in ("stg_servicer__loan_status", "stg_servicer__payment_transactions",
+                  "stg_ingestion__deliveries"):  # fmt: skip
+        (key,) = [k for k in graph.get_all_asset_keys() if k.path[-1] == model]
+        assert graph.get(key).parent_keys == {tapes}

@@ -159,35 +159,17 @@ def market_inputs(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
             )
 
 
-TAPES = dg.AssetKey(["raw", "loan_status"])
-TAPE_TABLES = ("loan_status", "payment_transactions", "deliveries")
+# One asset for a trust's monthly delivery, written to three tables (the dbt sources loan_status,
+# payment_transactions and deliveries all map to it, dbt/models/staging/_sources.yml): a run over
+# a range of (trust, Collection Period) partitions records each partition once per asset.
+TAPES = dg.AssetKey(["raw", "monthly_tapes"])
 
 
-def _tape_specs() -> list[dg.AssetSpec]:
-    inputs = [dg.AssetKey(["raw", "receivable_schedule"]), dg.AssetKey(["raw", "payment_calendar"])]
-    return [
-        _raw(
-            "loan_status",
-            "Monthly loan-level status tapes (Schedule AL field names), per trust and Collection "
-            "Period.",
-            deps=inputs,
-        ),
-        _raw(
-            "payment_transactions",
-            "Monthly payment transactions, per trust and Collection Period.",
-            deps=inputs,
-        ),
-        _raw(
-            "deliveries",
-            "The delivery ledger: every delivered file of every trust (its SHA-256), loaded, "
-            "superseded or rejected with its first finding (the rows in raw.quarantine).",
-        ),
-    ]
-
-
-@dg.multi_asset(
-    specs=_tape_specs(),
-    name="monthly_tapes",
+@dg.asset(
+    key=TAPES,
+    deps=[dg.AssetKey(["raw", "receivable_schedule"]), dg.AssetKey(["raw", "payment_calendar"])],
+    group_name="ingestion",
+    kinds={"duckdb"},
     partitions_def=TRUST_PERIODS,
     backfill_policy=dg.BackfillPolicy.single_run(),
     check_specs=[
@@ -199,7 +181,10 @@ def _tape_specs() -> list[dg.AssetSpec]:
         )
     ],
     description="One delivery per trust and Collection Period: the loan-level status file and "
-    "the payment transactions, or one SEC EX-102 file; validated and loaded atomically.",
+    "the payment transactions, or one SEC EX-102 file; validated and loaded atomically into "
+    "raw.loan_status (Schedule AL field names) and raw.payment_transactions, each file recorded "
+    "in the delivery ledger raw.deliveries (loaded, superseded, or rejected with its first "
+    "finding and its rows in raw.quarantine).",
 )
 def monthly_tapes(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     deals = {d.deal_id: d for d in warehouse.shelf()}
@@ -216,8 +201,7 @@ def monthly_tapes(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
     for error in report.rejected:
         context.log.error(str(error))
     metadata = _report_metadata(report)
-    for table in TAPE_TABLES:
-        yield dg.MaterializeResult(asset_key=["raw", table], metadata=metadata)
+    yield dg.MaterializeResult(asset_key=TAPES, metadata=metadata)
     yield dg.AssetCheckResult(
         check_name="deliveries_accepted",
         asset_key=TAPES,

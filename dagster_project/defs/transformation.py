@@ -1,6 +1,6 @@
 """The dbt project as Dagster assets: one asset per model, seed and source, downstream of the
-ingestion assets through the dbt sources (raw/<table>, quality/<table>), and one asset check per
-dbt test.
+ingestion assets through the dbt sources (raw/<table>, quality/<table>; the monthly tapes' three
+tables are raw/monthly_tapes), and one asset check per dbt test.
 
 dbt runs as `dbt build` in its own process (dagster-dbt's DbtCliResource). A run with partitions
 passes its trusts' Collection Periods as the incremental window (`--vars`, transformation/
@@ -16,7 +16,13 @@ import sys
 from pathlib import Path
 
 import dagster as dg
-from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_assets
+from dagster_dbt import (
+    DagsterDbtTranslator,
+    DagsterDbtTranslatorSettings,
+    DbtCliResource,
+    DbtProject,
+    dbt_assets,
+)
 
 from dagster_project.partitions import run_partitions
 from dagster_project.transformation.dbt_args import build_args
@@ -31,6 +37,10 @@ DBT_PROJECT = DbtProject(project_dir=Path(__file__).resolve().parents[2] / "dbt"
 
 
 class Translator(DagsterDbtTranslator):
+    def __init__(self):
+        # the monthly tapes' three tables are one asset (_sources.yml): several sources, one key
+        super().__init__(settings=DagsterDbtTranslatorSettings(enable_duplicate_source_asset_keys=True))
+
     def get_group_name(self, dbt_resource_props) -> str:
         fqn = dbt_resource_props.get("fqn", [])
         return fqn[1] if len(fqn) > 2 else "dbt"
