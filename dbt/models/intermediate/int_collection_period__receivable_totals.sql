@@ -8,7 +8,9 @@
 
 with
 
-rebuilt as (
+rebuilt as {{ not_materialized_cte() }} (
+    -- read at each reference (the totals and the history below): held whole, the shelf's
+    -- receivable-periods would be in memory
     select * from {{ ref('fct_receivable_period') }}
     where {{ is_rebuilt() }}
 ),
