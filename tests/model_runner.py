@@ -36,12 +36,23 @@ class ModelRunner:
             uid: node for uid, node in manifest["nodes"].items() if node["resource_type"] == "model"
         }
         self.seeds = [n for n in manifest["nodes"].values() if n["resource_type"] == "seed"]
+        self.data_tests = {
+            node["name"]: node["compiled_code"]
+            for node in manifest["nodes"].values()
+            if node["resource_type"] == "test" and "compiled_code" in node
+        }
         graph = {
             uid: [d for d in node["depends_on"]["nodes"] if d in self.models]
             for uid, node in self.models.items()
         }
         self.graph = graph
         self.order = list(TopologicalSorter(graph).static_order())
+
+    def data_test(self, prefix: str) -> str:
+        """The compiled SQL of the one data test whose name starts with `prefix`: the rows it
+        returns are its failures."""
+        (sql,) = [sql for name, sql in self.data_tests.items() if name.startswith(prefix)]
+        return sql
 
     def _ancestors(self, names: str | tuple[str, ...]) -> set[str]:
         names = (names,) if isinstance(names, str) else names

@@ -31,6 +31,21 @@
     {{ config(materialized='table') }}
 {%- endmacro %}
 
+{#- A mart computed row by row from one loan-level model (fct_receivable_period from the principal
+    balances): on DuckDB a view, so its rows are stored once and a build writes nothing for it
+    (readers' filters reach the table under it); on Spark a table, like the loan-level models. -#}
+{% macro row_by_row_config() -%}
+    {{ return(adapter.dispatch('row_by_row_config', 'caot')()) }}
+{%- endmacro %}
+
+{% macro default__row_by_row_config() -%}
+    {{ config(materialized='view') }}
+{%- endmacro %}
+
+{% macro spark__row_by_row_config() -%}
+    {{ config(materialized='table') }}
+{%- endmacro %}
+
 {% macro default__loan_level_incremental_config() -%}
     {{ config(
         materialized='incremental',

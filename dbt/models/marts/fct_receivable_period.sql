@@ -1,14 +1,13 @@
 -- One row per receivable per Collection Period: balances recomputed by the Simple Interest
 -- Method next to the servicer's, collections, delinquency, default, purchase, liquidation, loss.
--- Incremental: the rows of the trusts' Collection Periods the build recomputes
--- (macros/incremental.sql).
-{{ loan_level_incremental_config() }}
+-- Row by row from the principal balances: a view on DuckDB (macros/incremental.sql,
+-- row_by_row_config), so the loan-level rows are stored once.
+{{ row_by_row_config() }}
 
 with
 
 balances as (
     select * from {{ ref('int_receivable_period__principal_balances') }}
-    where {{ is_rebuilt() }}
 ),
 
 amounts as (
