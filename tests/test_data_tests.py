@@ -27,6 +27,4 @@ def test_references_returns_the_key_of_each_row_naming_no_parent(model_runner):
     sql = model_runner.data_test("references_fct_receivable_period_deal_id__receivable_id")
     failures = sorted(con.execute(sql).fetchall(), key=str)
     # R9 of t1 (twice: each row), R1 of t2 (t2 has only R2), and the row with no trust
-    assert failures == sorted(
-        [("t1", "R9"), ("t1", "R9"), ("t2", "R1"), (None, "R1")], key=str
-    )
+    assert failures == sorted([("t1", "R9"), ("t1", "R9"), ("t2", "R1"), (None, "R1")], key=str)

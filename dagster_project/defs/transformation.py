@@ -39,7 +39,9 @@ DBT_PROJECT = DbtProject(project_dir=Path(__file__).resolve().parents[2] / "dbt"
 class Translator(DagsterDbtTranslator):
     def __init__(self):
         # the monthly tapes' three tables are one asset (_sources.yml): several sources, one key
-        super().__init__(settings=DagsterDbtTranslatorSettings(enable_duplicate_source_asset_keys=True))
+        super().__init__(
+            settings=DagsterDbtTranslatorSettings(enable_duplicate_source_asset_keys=True)
+        )
 
     def get_group_name(self, dbt_resource_props) -> str:
         fqn = dbt_resource_props.get("fqn", [])
