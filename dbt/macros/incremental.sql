@@ -31,6 +31,15 @@
     {{ config(materialized='table') }}
 {%- endmacro %}
 
+{% macro default__loan_level_incremental_config() -%}
+    {{ config(
+        materialized='incremental',
+        incremental_strategy='delete+insert',
+        unique_key=['deal_id', 'collection_period'],
+        on_schema_change='fail'
+    ) }}
+{%- endmacro %}
+
 {#- A mart computed row by row from one loan-level model (fct_receivable_period from the principal
     balances): on DuckDB a view, so its rows are stored once and a build writes nothing for it
     (readers' filters reach the table under it); on Spark a table, like the loan-level models. -#}
@@ -44,15 +53,6 @@
 
 {% macro spark__row_by_row_config() -%}
     {{ config(materialized='table') }}
-{%- endmacro %}
-
-{% macro default__loan_level_incremental_config() -%}
-    {{ config(
-        materialized='incremental',
-        incremental_strategy='delete+insert',
-        unique_key=['deal_id', 'collection_period'],
-        on_schema_change='fail'
-    ) }}
 {%- endmacro %}
 
 {#- True for the rows of the build's window (every row without the var). The trusts are grouped
