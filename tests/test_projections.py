@@ -202,7 +202,7 @@ def test_a_projection_of_the_sample_deal_runs_through_the_waterfall(built_wareho
     ).fetchone() == (len(calm.pool),)
     con.close()
     page = (tmp_path / "projections.html").read_text()
-    assert page.count("<img") == 2 and "weighted average life" in page
+    assert page.count("<svg ") == 2 and "weighted average life" in page
 
 
 def _schedule_balances(built):

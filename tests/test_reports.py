@@ -88,7 +88,7 @@ def test_the_html_certificate_prints_exact_amounts(reports, dates_and_pools):
 
 def test_performance_report_has_every_plot(reports, dates_and_pools):
     performance = (reports / "performance.html").read_text()
-    assert performance.count("data:image/svg+xml;base64,") == 7 + 1  # and the vintage curves
+    assert performance.count("<svg ") == 7 + 1  # and the vintage curves
     for title in ("Pool Balance and Note Balances", "Delinquency", "Cumulative net loss", "CPR"):
         assert title in performance
     # a data table under each plot but the factors, with the exact figures

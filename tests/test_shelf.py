@@ -173,4 +173,4 @@ def test_the_shelf_compares_trusts_by_deal_age_as_computed_by_hand(shelf):
     assert seen == {SAMPLE.deal_id, OTHER.deal_id}
     assert min(r[1] for r in rows if r[0] == OTHER.deal_id) == 1  # month 1: the first period
     page = (shelf["paths"]["reports"] / "shelf.html").read_text()
-    assert page.count("<img") == 6 and OTHER.trust_name in page and SAMPLE.trust_name in page
+    assert page.count("<svg ") == 6 and OTHER.trust_name in page and SAMPLE.trust_name in page

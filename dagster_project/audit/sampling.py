@@ -55,7 +55,18 @@ def sample_listing(con, deal, size: int, seed: int) -> list[dict]:
     from dagster_project.quality.validation import observed_text
 
     suite = schedule_receivable_suite(deal, public_filings=schedule_from_filings(con, deal))
-    result = con.execute(observations.SCHEDULE_RECEIVABLES, {"deal_id": deal.deal_id})
+    population = [
+        receivable_id
+        for (receivable_id,) in con.execute(
+            "select receivable_id from raw.receivable_schedule where deal_id = ?", [deal.deal_id]
+        ).fetchall()
+    ]
+    drawn = select(population, size, seed)
+    result = con.execute(
+        f"select * from ({observations.SCHEDULE_RECEIVABLES}) where receivable_id in "
+        "(select unnest($drawn))",
+        {"deal_id": deal.deal_id, "drawn": drawn},
+    )
     names = [d[0] for d in result.description]
     frame = {row[0]: dict(zip(names, row, strict=True)) for row in result.fetchall()}
     failing = {
@@ -67,7 +78,7 @@ def sample_listing(con, deal, size: int, seed: int) -> list[dict]:
         ).fetchall()
     }
     rows = []
-    for order, receivable_id in enumerate(select(list(frame), size, seed), start=1):
+    for order, receivable_id in enumerate(drawn, start=1):
         for rule in suite.rules:
             rows.append(
                 {

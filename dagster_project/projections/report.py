@@ -5,8 +5,8 @@ import html
 from pathlib import Path
 
 from dagster_project.projections.analysis import ProjectionResult, ScenarioResult
+from dagster_project.reports.charts import Line, line_chart
 from dagster_project.reports.document import display
-from dagster_project.reports.plots import figure_img, new_figure
 
 STYLE = """
 body { font-family: Helvetica, Arial, sans-serif; max-width: 62em; margin: 2em auto; color: #111; }
@@ -15,20 +15,23 @@ table { border-collapse: collapse; font-size: 0.9em; margin: 0.6em 0; }
 th, td { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: left; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .loss { color: #a40000; font-weight: bold; } .note { color: #444; font-size: 0.9em; }
-img { max-width: 100%; }
 """
 
 
 def _paydown_image(result: ScenarioResult) -> str:
     """Each class's note balance after each projected Distribution Date (display only)."""
-    figure, axis = new_figure()
-    for class_id in dict.fromkeys(row[0] for row in result.notes):
-        rows = [r for r in result.notes if r[0] == class_id]
-        axis.plot([r[1] for r in rows], [float(r[4]) / 1e6 for r in rows], label=class_id)
-    axis.set_ylabel("note balance ($ millions)")
-    axis.set_title(f"Paydown by class: {result.scenario.name}", fontsize=10)
-    axis.legend(fontsize=8, ncol=4)
-    return figure_img(figure, "paydown")
+    lines = [
+        Line(
+            class_id,
+            [r[1] for r in result.notes if r[0] == class_id],
+            [float(r[4]) / 1e6 for r in result.notes if r[0] == class_id],
+        )
+        for class_id in dict.fromkeys(row[0] for row in result.notes)
+    ]
+    return line_chart(
+        lines, alt="paydown", title=f"Paydown by class: {result.scenario.name}",
+        y_label="note balance ($ millions)", y_floor=0,
+    )  # fmt: skip
 
 
 def _assumptions(result: ScenarioResult) -> str:

@@ -6,8 +6,8 @@ rpt_recoveries, rpt_stratification; docs/analyst_guide.md queries each)."""
 import html
 from decimal import Decimal
 
+from dagster_project.reports.charts import Line, line_chart
 from dagster_project.reports.document import display
-from dagster_project.reports.plots import figure_img, new_figure
 
 STATES = ("current", "1-30", "31-60", "61-90", "91-120")
 TO_STATES = (*STATES, "defaulted", "repurchased", "paid to maturity", "prepaid")
@@ -70,19 +70,23 @@ def _vintage_plot(con, deal_id: str) -> str:
     ).fetchall()
     if not curves:
         return ""
-    figure, axis = new_figure()
-    quarters = sorted({q for q, _m, _v in curves})
-    for quarter in quarters:
-        points = [(m, float(v)) for q, m, v in curves if q == quarter]
-        axis.plot([m for m, _ in points], [v for _, v in points], label=f"{quarter:%Y} Q"
-                  f"{(quarter.month - 1) // 3 + 1}", linewidth=1)  # fmt: skip
-    axis.set_xlabel("months since the Cutoff Date")
-    axis.set_ylabel("cumulative net loss, % of cutoff balance")
-    if len(quarters) <= 12:
-        axis.legend(fontsize=7, ncol=4)
-    return "<h2>Cumulative net loss by origination quarter</h2>" + figure_img(
-        figure, "vintage curves"
+    lines = [
+        Line(
+            f"{quarter:%Y} Q{(quarter.month - 1) // 3 + 1}",
+            [m for q, m, _v in curves if q == quarter],
+            [float(v) for q, m, v in curves if q == quarter],  # drawing only
+            width=1,
+        )
+        for quarter in sorted({q for q, _m, _v in curves})
+    ]
+    chart = line_chart(
+        lines,
+        alt="vintage curves",
+        x_label="months since the Cutoff Date",
+        y_label="cumulative net loss, % of cutoff balance",
+        legend=len(lines) <= 12,
     )
+    return "<h2>Cumulative net loss by origination quarter</h2>" + chart
 
 
 def _recoveries(con, deal_id: str) -> str:

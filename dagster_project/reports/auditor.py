@@ -14,21 +14,21 @@ from pathlib import Path
 import yaml
 
 from dagster_project.deal import PROJECT_ROOT
+from dagster_project.reports.charts import bar_chart
 from dagster_project.reports.document import Document, Row
 from dagster_project.reports.pdf_render import render_pdf
-from dagster_project.reports.plots import bar_chart
 
 CATALOG = PROJECT_ROOT / "expectations" / "representations.yml"
 
 STYLE = """
 body { font-family: Helvetica, Arial, sans-serif; max-width: 72em; margin: 2em auto; color: #111; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.8em; }
+code { overflow-wrap: anywhere; }
 .provenance { font-size: 0.8em; color: #555; word-break: break-all; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9em; }
 th, td { border-bottom: 1px solid #ddd; padding: 3px 6px; text-align: left; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .fail { color: #a40000; font-weight: bold; } .pass { color: #176317; } .na { color: #666; }
-img { max-width: 100%; }
 """
 
 

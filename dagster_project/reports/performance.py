@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas
 
 from dagster_project.reports.analytics import analytics_html
-from dagster_project.reports.plots import figure_img, new_figure
+from dagster_project.reports.charts import STYLES, Line, line_chart
 from dagster_project.reports.provenance import provenance_html
 
 PLOTS = (
@@ -25,7 +25,6 @@ PLOTS = (
 # the Pool Balance is at least this share of the Initial Pool Balance. In the tail a handful of
 # receivables move the rates to extremes (a CPR near 100%) and would flatten the years before.
 TAIL_SHARE = Decimal("0.05")
-LINE_STYLES = ("-", "--", ":", "-.")
 
 # Each plot's data table under it: (column, heading, kind) from the exact query result.
 TABLES = {
@@ -56,12 +55,9 @@ TABLES = {
 
 
 def draw(key: str, pool, notes) -> str:
-    """One plot of the report as an HTML image (reports/plots.py). pool: one row per
-    Distribution Date (floats, for drawing only); notes: per date and class."""
-    figure, axis = new_figure()
-    _PLOTTERS[key](axis, pool, notes)
-    axis.set_xlabel("Distribution Date")
-    return figure_img(figure, dict(PLOTS)[key])
+    """One plot of the report as inline SVG (reports/charts.py). pool: one row per Distribution
+    Date (floats, for drawing only); notes: per date and class."""
+    return _PLOTTERS[key](pool, notes, alt=dict(PLOTS)[key], x_label="Distribution Date")
 
 
 def _life(pool):
@@ -73,76 +69,78 @@ def _class_order(notes) -> list[str]:
     return list(dict.fromkeys(notes.sort_values("class_order")["class_id"]))
 
 
-def _paydown(axis, pool, notes) -> None:
+def _dates(pool) -> list:
+    return list(pool["distribution_date"].dt.date)
+
+
+def _paydown(pool, notes, **labels) -> str:
     wide = notes.pivot(index="distribution_date", columns="class_id", values="ending_balance")
-    order = _class_order(notes)
-    axis.stackplot(wide.index, [wide[c] / 1e6 for c in order], labels=order, alpha=0.85)
-    axis.plot(
-        pool["distribution_date"], pool["ending_pool_balance"] / 1e6, color="black",
-        label="Pool Balance",
-    )  # fmt: skip
-    axis.set_ylabel("$ millions")
-    axis.legend(ncol=5, fontsize=7)
+    dates = [date.date() for date in wide.index]
+    areas = [Line(c, dates, list(wide[c] / 1e6)) for c in _class_order(notes)]
+    balance = Line("Pool Balance", _dates(pool), list(pool["ending_pool_balance"] / 1e6),
+                   colour="#000")  # fmt: skip
+    return line_chart([balance], areas=areas, y_label="$ millions", y_floor=0, **labels)
 
 
-def _factors(axis, pool, notes) -> None:
+def _factors(pool, notes, **labels) -> str:
     factors = notes.pivot(index="distribution_date", columns="class_id", values="pool_factor")
+    dates = [date.date() for date in factors.index]
     # classes paid pro rata (A-2a and A-2b) share a line: their styles tell them apart
-    for number, c in enumerate(_class_order(notes)):
-        axis.plot(factors.index, factors[c], LINE_STYLES[number % len(LINE_STYLES)], label=c)
-    axis.set_ylim(0, 1.05)
-    axis.set_ylabel("Note Pool Factor")
-    axis.legend(ncol=4, fontsize=7)
+    lines = [
+        Line(c, dates, list(factors[c]), style=STYLES[number % len(STYLES)])
+        for number, c in enumerate(_class_order(notes))
+    ]
+    return line_chart(lines, y_label="Note Pool Factor", y_floor=0, y_ceiling=1.05, **labels)
 
 
-def _delinquency(axis, pool, notes) -> None:
+def _delinquency(pool, notes, **labels) -> str:
     pool = _life(pool)
     balance = pool["ending_pool_balance"].where(pool["ending_pool_balance"] > 0)
-    for bucket, label in (("31_60", "31-60"), ("61_90", "61-90"), ("91_plus", "91+")):
-        share = pool[f"delinquent_{bucket}_balance"] / balance
-        axis.plot(pool["distribution_date"], share * 100, label=f"{label} days")
+    lines = [
+        Line(f"{label} days", _dates(pool), list(pool[f"delinquent_{bucket}_balance"] / balance
+                                                 * 100))
+        for bucket, label in (("31_60", "31-60"), ("61_90", "61-90"), ("91_plus", "91+"))
+    ]  # fmt: skip
     sixty_plus = pool["delinquent_61_90_balance"] + pool["delinquent_91_plus_balance"]
-    axis.plot(pool["distribution_date"], sixty_plus / balance * 100, "k--", label="60+ days")
-    axis.set_ylabel("% of Pool Balance")
-    axis.legend(fontsize=7)
+    lines.append(Line("60+ days", _dates(pool), list(sixty_plus / balance * 100), style="dash",
+                      colour="#000"))  # fmt: skip
+    return line_chart(lines, y_label="% of Pool Balance", **labels)
 
 
-def _losses(axis, pool, notes) -> None:
-    axis.plot(pool["distribution_date"], pool["cumulative_net_loss_percent"], color="firebrick")
-    axis.set_ylabel("% of Initial Pool Balance")
+def _losses(pool, notes, **labels) -> str:
+    line = Line("cumulative net loss", _dates(pool), list(pool["cumulative_net_loss_percent"]),
+                colour="firebrick")  # fmt: skip
+    return line_chart([line], y_label="% of Initial Pool Balance", legend=False, **labels)
 
 
-def _prepayment(axis, pool, notes) -> None:
+def _prepayment(pool, notes, **labels) -> str:
     pool = _life(pool)
-    dates = pool["distribution_date"]
-    axis.plot(dates, pool["abs_speed"], label="ABS (% per month)")
-    axis2 = axis.twinx()
-    axis2.plot(dates, pool["cpr"], color="darkorange", label="CPR (%)")
-    axis.set_ylabel("ABS %")
-    axis2.set_ylabel("CPR %")
-    axis.legend(loc="upper left", fontsize=7)
-    axis2.legend(loc="upper right", fontsize=7)
+    lines = [
+        Line("ABS (% per month)", _dates(pool), list(pool["abs_speed"])),
+        Line("CPR (%, right axis)", _dates(pool), list(pool["cpr"]), colour="darkorange",
+             right=True),
+    ]  # fmt: skip
+    return line_chart(lines, y_label="ABS %", right_label="CPR %", **labels)
 
 
-def _excess_spread(axis, pool, notes) -> None:
+def _excess_spread(pool, notes, **labels) -> str:
     pool = _life(pool)
-    axis.plot(pool["distribution_date"], pool["excess_spread_percent"], color="seagreen")
-    axis.set_ylabel("% per year")
+    line = Line("excess spread", _dates(pool), list(pool["excess_spread_percent"]),
+                colour="seagreen")  # fmt: skip
+    return line_chart([line], y_label="% per year", legend=False, **labels)
 
 
-def _credit_enhancement(axis, pool, notes) -> None:
-    dates = pool["distribution_date"]
-    axis.plot(dates, pool["reserve_balance"] / 1e6, label="Reserve Account")
-    axis.plot(dates, pool["required_reserve"] / 1e6, "--", label="Required Reserve Account Amount")
-    axis.plot(dates, pool["overcollateralization"] / 1e6, label="Overcollateralization")
-    axis.plot(
-        dates,
-        pool["overcollateralization_target"] / 1e6,
-        "--",
-        label="Overcollateralization Target Amount",
-    )
-    axis.set_ylabel("$ millions")
-    axis.legend(fontsize=7)
+def _credit_enhancement(pool, notes, **labels) -> str:
+    dates = _dates(pool)
+    lines = [
+        Line("Reserve Account", dates, list(pool["reserve_balance"] / 1e6)),
+        Line("Required Reserve Account Amount", dates, list(pool["required_reserve"] / 1e6),
+             style="dash"),
+        Line("Overcollateralization", dates, list(pool["overcollateralization"] / 1e6)),
+        Line("Overcollateralization Target Amount", dates,
+             list(pool["overcollateralization_target"] / 1e6), style="dash"),
+    ]  # fmt: skip
+    return line_chart(lines, y_label="$ millions", **labels)
 
 
 _PLOTTERS = {
@@ -188,7 +186,7 @@ def render_performance(
     exact=None,
     analytics: str = "",
 ) -> str:
-    """The report's page: `images` are the plots' <img> elements, `exact` the query's rows as
+    """The report's page: `images` are the plots (inline SVG), `exact` the query's rows as
     DECIMALs (the data tables), `analytics` the investor views' sections (reports/analytics.py)."""
     facts = "".join(
         f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in summary
@@ -202,7 +200,7 @@ def render_performance(
         '<!doctype html><html><head><meta charset="utf-8">'
         f"<title>{html.escape(trust_name)}: deal performance</title>"
         "<style>body{font-family:Helvetica,Arial,sans-serif;max-width:60em;margin:2em auto;}"
-        "img{max-width:100%;} td{padding:2px 12px 2px 0;} h2{font-size:1.05em;margin-top:1.6em;}"
+        "td{padding:2px 12px 2px 0;} h2{font-size:1.05em;margin-top:1.6em;}"
         "table.data{font-size:0.8em;border-collapse:collapse;} table.data td{text-align:right;}"
         "table.data th{padding:2px 8px;text-align:right;vertical-align:bottom;}"
         "p.caption{font-size:0.85em;color:#555;} td.num{text-align:right;}"

@@ -5,7 +5,7 @@ import html
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from dagster_project.reports.plots import figure_img, new_figure
+from dagster_project.reports.charts import STYLES, Line, line_chart
 from dagster_project.reports.provenance import provenance_html
 
 # (column of rpt_shelf_performance_by_age, title, y-axis label, plotted only while the pool is at
@@ -21,7 +21,6 @@ CURVES = (
      True),
 )  # fmt: skip
 TAIL_SHARE = Decimal("5")  # percent of the Initial Pool Balance
-LINE_STYLES = ("-", "--", ":", "-.")
 
 SQL = """
 select deal_id, trust_name, cutoff_date, collection_period, months_since_cutoff,
@@ -50,20 +49,16 @@ def _percent(value) -> str:
 
 
 def _plot(column: str, title: str, unit: str, tail: bool, trusts: dict[str, list[dict]]) -> str:
-    figure, axis = new_figure()
+    lines = []
     for index, rows in enumerate(trusts.values()):
         shown = [r for r in rows if not tail or r["pool_factor_percent"] >= TAIL_SHARE]
-        axis.plot(
+        lines.append(Line(
+            rows[0]["trust_name"],
             [r["months_since_cutoff"] for r in shown],
             [float(r[column]) for r in shown],  # drawing only; the tables print the exact value
-            LINE_STYLES[index % len(LINE_STYLES)],
-            label=rows[0]["trust_name"],
-        )
-    axis.set_title(title, fontsize=10)
-    axis.set_xlabel("months since the Cutoff Date")
-    axis.set_ylabel(unit)
-    axis.legend(fontsize=8)
-    return figure_img(figure, title)
+            style=STYLES[index // 10 % len(STYLES)],  # a new style once the colours repeat
+        ))  # fmt: skip
+    return line_chart(lines, alt=title, x_label="months since the Cutoff Date", y_label=unit)
 
 
 def _table(column: str, trusts: dict[str, list[dict]]) -> str:
@@ -102,7 +97,7 @@ def write_shelf_report(con, path: Path, provenance: tuple[str, ...] = ()) -> int
     page = (
         '<!doctype html><html><head><meta charset="utf-8"><title>The shelf by deal age</title>'
         "<style>body{font-family:Helvetica,Arial,sans-serif;max-width:60em;margin:2em auto;}"
-        "img{max-width:100%;} td,th{padding:2px 12px 2px 0;text-align:left;}"
+        "td,th{padding:2px 12px 2px 0;text-align:left;}"
         "h2{font-size:1.05em;margin-top:1.6em;}"
         "table.data{font-size:0.8em;border-collapse:collapse;}"
         "table.data td{text-align:right;} p.caption{font-size:0.85em;color:#555;}</style></head>"
