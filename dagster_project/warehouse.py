@@ -173,6 +173,22 @@ def _copy_over(source: Path, target: Path) -> None:
         raise
 
 
+def share_file(source: Path, target: Path) -> None:
+    """`target` becomes the file `source` (a hard link, or a copy where the file system cannot
+    link, e.g. across devices). For the reports' files that are written once and never changed in
+    place: an unchanged PDF, an earlier auditor's package, the Data Docs in a package. A later
+    write to either path must replace the file (write a new one), never rewrite it."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def share_tree(source: Path, target: Path) -> None:
+    """A folder's files shared (share_file) into `target`, created or merged into."""
+    shutil.copytree(source, target, copy_function=share_file, dirs_exist_ok=True)
+
+
 def publish_folder(build, target: Path):
     """Build a folder aside (`build(path)`), then swap it in whole for `target`: a failure leaves
     the previous folder as it was. Returns what `build` returned."""

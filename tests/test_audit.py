@@ -22,6 +22,7 @@ from dagster_project.ingestion import schemas
 from dagster_project.ingestion.loader import IngestionError, ensure_table
 from dagster_project.ingestion.loads import load_once_delivered
 from dagster_project.quality import store
+from dagster_project.warehouse import share_tree
 
 DEAL = load_deal()
 PERIODS = payment_periods(DEAL)[:6]
@@ -131,6 +132,22 @@ def test_a_breach_goes_open_then_repurchased_and_the_package_verifies(published,
     assert verify(folder) == []
     (folder / "tieouts.csv").write_text("tampered\n")
     assert verify(folder) == ["tieouts.csv"]
+
+
+def test_a_package_written_again_leaves_the_published_one_it_shares_files_with(published, tmp_path):
+    """A publication shares the earlier publication's packages (hard links, share_tree); writing
+    the same period's package again replaces files, it never rewrites the published ones."""
+    con = duckdb.connect(str(published), read_only=True)
+    period = PERIODS[3].collection_period
+    before, after = tmp_path / "published", tmp_path / "building"
+    write_package(con, DEAL, period, before / period, SamplePlan(count=25, seed=3))
+    files = {p: p.read_bytes() for p in before.rglob("*") if p.is_file()}
+    share_tree(before, after)
+    write_package(con, DEAL, period, after / period, SamplePlan(count=10, seed=4))
+    con.close()
+    assert {p: p.read_bytes() for p in before.rglob("*") if p.is_file()} == files
+    assert (after / f"{period}.zip").read_bytes() != files[before / f"{period}.zip"]
+    assert (after / period / "sample.csv").read_bytes() != files[before / period / "sample.csv"]
 
 
 def test_a_decisions_file_is_validated_like_any_input(tmp_path):

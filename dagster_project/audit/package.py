@@ -32,6 +32,7 @@ from dagster_project.reports.auditor import load_catalog, results_for
 from dagster_project.reports.document import Document, Row
 from dagster_project.reports.html_render import render_html
 from dagster_project.reports.pdf_render import render_pdf
+from dagster_project.warehouse import share_tree
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def write_package(
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     if data_docs is not None and data_docs.is_dir():
-        shutil.copytree(data_docs, out / "data_docs")
+        share_tree(data_docs, out / "data_docs")
     params = {"deal_id": deal.deal_id, "as_of": distribution_date}
     status = con.execute(STATUS_AS_OF, params).fetchall()
     counts = {
@@ -183,6 +184,7 @@ def write_package(
     render_pdf(document, out / "package.pdf")
     _manifest(con, deal, period, out)
     zip_path = out.with_suffix(".zip")
+    zip_path.unlink(missing_ok=True)  # a new file: the old one may be shared (share_tree)
     with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(p for p in out.rglob("*") if p.is_file()):
             archive.write(path, f"{out.name}/{path.relative_to(out).as_posix()}")

@@ -22,7 +22,6 @@ import csv
 import datetime as dt
 import html
 import os
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -44,7 +43,7 @@ from dagster_project.reports.pdf_render import render_pdf
 from dagster_project.reports.performance import write_performance
 from dagster_project.reports.provenance import Provenance
 from dagster_project.reports.shelf import write_shelf_report
-from dagster_project.warehouse import table_exists
+from dagster_project.warehouse import share_file, share_tree, table_exists
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -91,7 +90,7 @@ class _Writer:
             before = self.published / f"{stem}.html"
             pdf = self.published / f"{stem}.pdf"
             if pdf.exists() and before.exists() and before.read_text(encoding="utf-8") == page:
-                shutil.copyfile(pdf, self.out / f"{stem}.pdf")
+                share_file(pdf, self.out / f"{stem}.pdf")
                 return
         render_pdf(document, self.out / f"{stem}.pdf")
 
@@ -166,7 +165,7 @@ def _auditor_package(con, deal: Deal | None, periods, write: _Writer, data_docs)
         return ""
     packages = write.out / "auditor" / "packages"
     if write.published is not None and (write.published / "auditor" / "packages").is_dir():
-        shutil.copytree(write.published / "auditor" / "packages", packages, dirs_exist_ok=True)
+        share_tree(write.published / "auditor" / "packages", packages)
     period = latest[6]
     docs = data_docs.parent if data_docs else None
     write_package(con, deal, period, packages / period, SamplePlan(), docs)
