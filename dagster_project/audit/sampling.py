@@ -12,6 +12,7 @@ the same sample on any machine.
 
 import random
 from fractions import Fraction
+from functools import cache
 from math import ceil, comb
 
 MAX_SAMPLE = 5_000
@@ -23,6 +24,7 @@ def binomial_cdf(k: int, n: int, p: Fraction) -> Fraction:
     return sum((comb(n, i) * p**i * q ** (n - i) for i in range(k + 1)), Fraction(0))
 
 
+@cache
 def sample_size(confidence: Fraction, tolerable: Fraction, expected: Fraction) -> int:
     """The smallest n whose upper error limit at `confidence`, with ceil(n x expected) errors
     found, does not exceed the tolerable rate."""

@@ -9,6 +9,7 @@ import csv
 import html
 import os
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
 import yaml
@@ -42,10 +43,13 @@ class Entry:
     applicable: bool
 
 
-def load_catalog(path: Path = CATALOG) -> dict[str, list[Entry]]:
+@cache
+def load_catalog(path: Path = CATALOG) -> dict[str, tuple[Entry, ...]]:
+    """The catalog's entries by part, read once per process (every trust's report and package
+    reads the same file)."""
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     return {
-        part: [
+        part: tuple(
             Entry(
                 id=item["id"],
                 title=item["title"],
@@ -55,7 +59,7 @@ def load_catalog(path: Path = CATALOG) -> dict[str, list[Entry]]:
                 applicable=bool(item.get("applicable", False)),
             )
             for item in raw[part]
-        ]
+        )
         for part in ("representations", "servicing_criteria")
     }
 

@@ -87,7 +87,7 @@
     {{ relation ~ '.' if relation }}* except ({{ columns | join(', ') }})
 {%- endmacro %}
 
-{#- The marts that are read-time views (the investor analytics, the certificate tie-outs): views on
+{#- The marts that are read-time views (the prepayment speeds, the certificate tie-outs): views on
     DuckDB (computed when read, from the marts of the same file); tables on Spark, where a view
     would be recomputed across the cluster by every reader. -#}
 {% macro view_materialization() -%}{{ return(adapter.dispatch('view_materialization', 'caot')()) }}{%- endmacro %}

@@ -3,7 +3,9 @@
 -- receivables to date (Art. I "Liquidation Proceeds", net of expenses), the recovery rate and the
 -- proceeds-weighted lag in months from the period of default to the period of receipt.
 -- Rates are exact (integer cents, half up at ten decimals, money.sql's percent_of).
-{{ config(materialized=view_materialization()) }}
+-- A table: proceeds reach a cohort in any later period, so every build computes it whole (one
+-- grouping of the shelf's defaults, where each report read it again as a view).
+{{ config(materialized='table') }}
 
 with
 

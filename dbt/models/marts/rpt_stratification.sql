@@ -4,7 +4,9 @@
 -- new or used vehicle, vehicle model year and obligor state: the count, the Principal Balance,
 -- its share of the pool, the weighted average APR (percent) and remaining term (months). Shares
 -- and averages are exact (integer cents, half up at ten decimals, money.sql's percent_of).
-{{ config(materialized=view_materialization()) }}
+-- Incremental (macros/incremental.sql): a period's strata need only its own receivable-periods,
+-- so a build recomputes the trusts' periods of its window and their cutoff, and keeps the others.
+{{ loan_level_incremental_config() }}
 
 {%- set dimensions = {
     'credit score': "case when obligor_credit_score is null then 'none'
@@ -59,6 +61,7 @@ pool_rows as (
         obligor_state,
         {{ to_cents('cutoff_principal_balance') }} as balance_cents
     from schedule
+    where {{ is_rebuilt('deal_id', "'cutoff'") }}
     union all
     -- the receivables outstanding at the end of each Collection Period
     select
@@ -79,7 +82,7 @@ pool_rows as (
         on periods.deal_id = schedule.deal_id and periods.receivable_id = schedule.receivable_id
     inner join calendar
         on periods.deal_id = calendar.deal_id and periods.collection_period = calendar.collection_period
-    where periods.is_outstanding
+    where periods.is_outstanding and {{ is_rebuilt('periods.deal_id', 'periods.collection_period') }}
 ),
 
 strata as (

@@ -4,7 +4,9 @@
 -- gross loss (defaulted principal, Art. I "Defaulted Receivable") and cumulative net loss
 -- (less Liquidation Proceeds, Art. I "Net Losses") as shares of the cohort's cutoff balance, and
 -- the 61+ days delinquent share of its balance outstanding. Exact to ten decimals (percent_of).
-{{ config(materialized=view_materialization()) }}
+-- Incremental (macros/incremental.sql): a build recomputes the trusts' periods of its window,
+-- each cohort's amounts to date continuing from its last row kept from earlier builds.
+{{ loan_level_incremental_config() }}
 
 with
 
@@ -57,17 +59,40 @@ per_period as (
     from periods
     inner join cohorts
         on periods.deal_id = cohorts.deal_id and periods.receivable_id = cohorts.receivable_id
+    where {{ is_rebuilt('periods.deal_id', 'periods.collection_period') }}
     group by periods.deal_id, cohorts.origination_quarter, periods.period_number, periods.collection_period
 ),
 
+{% if is_incremental() %}
+carried as (
+    -- each cohort's amounts to date before its trust's window: its last row kept from earlier
+    -- builds (a cohort without receivables in a period has no row for it)
+    select
+        kept.deal_id,
+        kept.origination_quarter,
+        max_by({{ to_cents('kept.cumulative_defaulted_principal') }}, kept.period_number) as defaulted_cents,
+        max_by({{ to_cents('kept.cumulative_liquidation_proceeds') }}, kept.period_number) as proceeds_cents
+    from {{ this }} as kept
+    inner join {{ window_starts() }} on kept.deal_id = window_starts.deal_id
+    where kept.collection_period < window_starts.first_period
+    group by kept.deal_id, kept.origination_quarter
+),
+{% endif %}
+
 cumulative as (
     select
-        *,
-        sum(defaulted_cents) over cohort_to_date as cumulative_defaulted_cents,
-        sum(proceeds_cents) over cohort_to_date as cumulative_proceeds_cents
+        per_period.*,
+        {% if is_incremental() %}coalesce(carried.defaulted_cents, 0) + {% endif -%}
+        sum(per_period.defaulted_cents) over cohort_to_date as cumulative_defaulted_cents,
+        {% if is_incremental() %}coalesce(carried.proceeds_cents, 0) + {% endif -%}
+        sum(per_period.proceeds_cents) over cohort_to_date as cumulative_proceeds_cents
     from per_period
+    {%- if is_incremental() %}
+        left join carried
+            on per_period.deal_id = carried.deal_id and per_period.origination_quarter = carried.origination_quarter
+    {%- endif %}
     window cohort_to_date as (
-        partition by deal_id, origination_quarter order by period_number
+        partition by per_period.deal_id, per_period.origination_quarter order by per_period.period_number
         rows between unbounded preceding and current row
     )
 )
@@ -82,6 +107,8 @@ select
     cohort_sizes.receivable_count as cohort_receivable_count,
     {{ from_cents('cohort_sizes.cutoff_cents') }} as cohort_cutoff_balance,
     {{ from_cents('cumulative.ending_cents') }} as cohort_ending_balance,
+    {{ from_cents('cumulative.cumulative_defaulted_cents') }} as cumulative_defaulted_principal,
+    {{ from_cents('cumulative.cumulative_proceeds_cents') }} as cumulative_liquidation_proceeds,
     {{ percent_of('cumulative.cumulative_defaulted_cents', 'cohort_sizes.cutoff_cents') }}
         as cumulative_gross_loss_percent,
     -- Net Losses are "the excess, if any" (Art. I): never below zero
