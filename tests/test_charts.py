@@ -56,6 +56,7 @@ def test_a_missing_value_breaks_the_line():
     svg = line_chart([line], alt="gaps", legend=False)
     (commands,) = [p for p in _paths(svg) if len(p) == 3]
     assert [c for c, _x, _y in commands] == ["M", "L", "M"]  # two pieces: 1-2, then 5
+    assert re.search(r'd="M[^"]*M[\d.]+ [\d.]+h0"', svg)  # the lone point: a dot
 
 
 def test_dates_get_month_or_year_ticks():
@@ -106,3 +107,10 @@ def test_bars_are_as_long_as_their_counts():
     widths = [float(w) for w in re.findall(r'<rect [^>]*width="([\d.]+)" height="18"', svg)]
     assert widths[0] == pytest.approx(2 * widths[1], rel=1e-3)
     assert {"2.3(a)", "2.3(b) a longer label", "10", "5", "receivables"} <= set(_labels(svg))
+
+
+def test_one_date_or_no_values_still_draw_axes():
+    one = line_chart([Line("a", [dt.date(2016, 3, 15)], [1.0])], alt="one date", legend=False)
+    assert "2016-03" in _labels(one)  # the x axis names the date it holds
+    empty = line_chart([Line("a", [dt.date(2016, 3, 15)], [None])], alt="none", legend=False)
+    assert empty.startswith("<svg ") and "0" in _labels(empty)

@@ -115,6 +115,8 @@ def _date_scale(low: float, high: float, start: float, end: float) -> Scale:
                 (float(day.toordinal()), f"{year}" if step >= 12 else f"{year}-{month:02}")
             )
         index += 1
+    if not ticks:  # a span inside one month: its first date's month, where that date is
+        ticks.append((low, f"{first.year}-{first.month:02}"))
     pad = max((high - low) * 0.02, 1.0)
     return Scale(low - pad, high + pad, start, end, tuple(ticks))
 
@@ -131,14 +133,17 @@ def _text_width(text: str, size: float = FONT) -> float:
 
 
 def _path(points: list[tuple[float, float] | None]) -> str:
-    """An SVG path through the points, broken where a point is None."""
-    parts, pen_down = [], False
-    for point in points:
+    """An SVG path through the points, broken where a point is None; a point alone (no neighbour
+    to join) is a zero-length segment, drawn as a dot by a round line cap."""
+    parts, run = [], 0
+    for point in [*points, None]:
         if point is None:
-            pen_down = False
+            if run == 1:
+                parts.append("h0")
+            run = 0
             continue
-        parts.append(f"{'L' if pen_down else 'M'}{point[0]:.1f} {point[1]:.1f}")
-        pen_down = True
+        parts.append(f"{'L' if run else 'M'}{point[0]:.1f} {point[1]:.1f}")
+        run += 1
     return "".join(parts)
 
 
@@ -270,7 +275,7 @@ def line_chart(
         dash = f' stroke-dasharray="{DASHES[series.style]}"' if DASHES[series.style] else ""
         out.append(
             f'<path d="{_path(points)}" fill="none" stroke="{colours[id(series)]}" '
-            f'stroke-width="{series.width}" stroke-linejoin="round"{dash}/>'
+            f'stroke-width="{series.width}" stroke-linejoin="round" stroke-linecap="round"{dash}/>'
         )
     return _svg(alt, HEIGHT, "".join(out))
 
