@@ -6,7 +6,14 @@ import re
 
 import pytest
 
-from dagster_project.reports.charts import HEIGHT, WIDTH, Line, bar_chart, line_chart, nice_ticks
+from dagster_project.reports.charts import (
+    PLOT_HEIGHT,
+    WIDTH,
+    Line,
+    bar_chart,
+    line_chart,
+    nice_ticks,
+)
 
 
 def _paths(svg: str) -> list[list[tuple[str, float, float]]]:
@@ -41,7 +48,7 @@ def test_ticks_are_round_and_cover_the_data(low, high, ticks):
 def test_points_land_where_their_values_are():
     line = Line("pool", [0, 10, 20], [0.0, 50.0, 100.0])
     svg = line_chart([line], alt="a line", x_label="month", y_label="%", legend=False)
-    assert svg.startswith("<svg ") and f'viewBox="0 0 {WIDTH} {HEIGHT}"' in svg
+    assert svg.startswith("<svg ") and f'viewBox="0 0 {WIDTH} ' in svg
     (points,) = [p for p in _paths(svg) if len(p) == 3]
     (_, x0, y0), (_, x1, y1), (_, x2, y2) = points
     assert x1 - x0 == pytest.approx(x2 - x1, abs=0.2)  # equal steps along x
@@ -114,3 +121,24 @@ def test_one_date_or_no_values_still_draw_axes():
     assert "2016-03" in _labels(one)  # the x axis names the date it holds
     empty = line_chart([Line("a", [dt.date(2016, 3, 15)], [None])], alt="none", legend=False)
     assert empty.startswith("<svg ") and "0" in _labels(empty)
+
+
+def _height(svg: str) -> float:
+    return float(re.search(r'viewBox="0 0 \d+ (\d+)"', svg).group(1))
+
+
+def _frame_height(svg: str) -> float:
+    (height,) = re.findall(r'<rect [^>]*height="([\d.]+)" fill="none" stroke="#333"', svg)
+    return float(height)
+
+
+def test_a_long_legend_makes_the_chart_taller_not_the_plot_smaller():
+    def chart(trusts: int) -> str:
+        lines = [Line(f"Sample trust {n} (shaped like CarMax Auto Owner Trust 2015-4)", [1, 2],
+                      [1.0, 2.0]) for n in range(trusts)]  # fmt: skip
+        return line_chart(lines, alt="shelf")
+
+    few, many = chart(2), chart(20)
+    assert _frame_height(few) == _frame_height(many) == PLOT_HEIGHT
+    assert _height(many) > _height(few) + 8 * 17  # ten rows of two columns, against one row
+    assert all(f"Sample trust {n} " in many for n in range(20))

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 WIDTH = 850  # the viewBox's units; the chart is drawn as wide as the page's text column
-HEIGHT = 340
+PLOT_HEIGHT = 250  # the plot area's; the chart is as tall as that, its legend and its labels
 FONT = 11  # tick labels and legend; axis labels one larger, the title two
 CHAR = 0.56  # average character width of the sans-serif font, in ems (for the margins)
 # matplotlib's "tab10" colours, in order, for the series given none
@@ -148,16 +148,21 @@ def _path(points: list[tuple[float, float] | None]) -> str:
 
 
 def _legend(entries: list[tuple[str, str, str, bool]], left: float, right: float, top: float):
-    """Legend items left to right, wrapping at the plot's width: (label, colour, style, filled
-    swatch). Returns (markup, height)."""
+    """The legend above the plot: (label, colour, style, filled swatch) items in one row when they
+    fit, else in aligned columns as wide as the longest item. Returns (markup, height)."""
     if not entries:
         return "", 0.0
     row_height = FONT + 6
-    x, y, out = left, top + FONT, []
-    for label, colour, style, filled in entries:
-        item = 26 + _text_width(label) + 14
-        if x > left and x + item > right:
-            x, y = left, y + row_height
+    widths = [26 + _text_width(label) + 14 for label, *_ in entries]
+    if sum(widths) <= right - left:
+        places = [(left + sum(widths[:n]), 0) for n in range(len(entries))]
+    else:
+        columns = max(1, int((right - left) // max(widths)))
+        column = (right - left) / columns
+        places = [(left + (n % columns) * column, n // columns) for n in range(len(entries))]
+    out = []
+    for (label, colour, style, filled), (x, row) in zip(entries, places, strict=True):
+        y = top + FONT + row * row_height
         if filled:
             out.append(
                 f'<rect x="{x:.1f}" y="{y - 8:.1f}" width="18" height="9" fill="{colour}" '
@@ -169,8 +174,8 @@ def _legend(entries: list[tuple[str, str, str, bool]], left: float, right: float
                 f'<path d="M{x:.1f} {y - 3.5:.1f}h20" stroke="{colour}" stroke-width="2"{dash}/>'
             )
         out.append(_text(x + 26, y, label))
-        x += item
-    return "".join(out), y - top + 6
+    rows = places[-1][1] + 1
+    return "".join(out), rows * row_height + 4
 
 
 def _svg(alt: str, height: float, body: str) -> str:
@@ -232,7 +237,8 @@ def line_chart(
         _legend(entries, left, WIDTH - right, title_height + 4) if legend else ("", 0.0)
     )
     top = title_height + legend_height + 10
-    bottom = HEIGHT - (FONT + 12) - (FONT + 12 if x_label else 0)
+    bottom = top + PLOT_HEIGHT
+    height = bottom + (FONT + 12) + (FONT + 12 if x_label else 0)
     x_low, x_high = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if dates:
         x_scale = _date_scale(x_low, x_high, left, WIDTH - right)
@@ -256,7 +262,7 @@ def line_chart(
     if y_label:
         out.append(_vertical_label(14, (top + bottom) / 2, y_label))
     if x_label:
-        out.append(_text((left + WIDTH - right) / 2, HEIGHT - 8, x_label, FONT + 1, "middle"))
+        out.append(_text((left + WIDTH - right) / 2, height - 8, x_label, FONT + 1, "middle"))
     below = [bottom] * (len(stacked[0]) if stacked else 0)
     for area, values in zip(areas, stacked, strict=True):
         xs_px = [x_scale(_x_number(x)) for x in area.x]
@@ -277,7 +283,7 @@ def line_chart(
             f'<path d="{_path(points)}" fill="none" stroke="{colours[id(series)]}" '
             f'stroke-width="{series.width}" stroke-linejoin="round" stroke-linecap="round"{dash}/>'
         )
-    return _svg(alt, HEIGHT, "".join(out))
+    return _svg(alt, height, "".join(out))
 
 
 def _vertical_label(x: float, y: float, text: str) -> str:
