@@ -173,15 +173,27 @@ def _copy_over(source: Path, target: Path) -> None:
         raise
 
 
-def share_file(source: Path, target: Path) -> None:
-    """`target` becomes the file `source` (a hard link, or a copy where the file system cannot
-    link, e.g. across devices). For the reports' files that are written once and never changed in
-    place: an unchanged PDF, an earlier auditor's package, the Data Docs in a package. A later
-    write to either path must replace the file (write a new one), never rewrite it."""
+# the errors of a file system that cannot hard-link these two paths (another device, links not
+# supported or not allowed, too many links): the file is copied instead
+CANNOT_LINK = {errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EMLINK}
+
+
+def share_file(source: Path | str, target: Path | str) -> None:
+    """`target` becomes the file `source`: a hard link (a copy where the file system cannot link),
+    made beside it and renamed over it, so a file `target` was, shared or not, is replaced, never
+    written into. For the reports' files that are written once and never changed in place: an
+    unchanged PDF, an earlier auditor's package, the Data Docs in a package. A later write to
+    either path must replace the file (write a new one), never rewrite it."""
+    target = Path(target)  # shutil.copytree (share_tree) passes strings
+    temporary = target.with_name(target.name + ".sharing")
+    temporary.unlink(missing_ok=True)
     try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
+        os.link(source, temporary)
+    except OSError as error:
+        if error.errno not in CANNOT_LINK:
+            raise
+        shutil.copyfile(source, temporary)
+    os.replace(temporary, target)
 
 
 def share_tree(source: Path, target: Path) -> None:

@@ -22,7 +22,7 @@ from dagster_project.ingestion import schemas
 from dagster_project.ingestion.loader import IngestionError, ensure_table
 from dagster_project.ingestion.loads import load_once_delivered
 from dagster_project.quality import store
-from dagster_project.warehouse import share_tree
+from dagster_project.warehouse import share_file, share_tree
 
 DEAL = load_deal()
 PERIODS = payment_periods(DEAL)[:6]
@@ -237,3 +237,17 @@ def test_a_balance_difference_ages_past_90_days_is_cured_and_another_is_waived(m
     ).fetchone()
     assert status[:2] == ("waived", dt.date(2016, 5, 2)) and "J. Smith" in status[2]
     con.close()
+
+
+def test_sharing_a_file_over_a_shared_one_replaces_it_and_leaves_the_other_copy(tmp_path):
+    """share_file never writes into the file the target was: a hard link of a published file,
+    shared again from another source, stays the published file's content."""
+    published, building = tmp_path / "published.pdf", tmp_path / "building.pdf"
+    published.write_bytes(b"published")
+    share_file(published, building)  # the building folder's file is the published one
+    newer = tmp_path / "newer.pdf"
+    newer.write_bytes(b"a newer rendering")
+    share_file(newer, building)
+    assert published.read_bytes() == b"published"
+    assert building.read_bytes() == b"a newer rendering"
+    assert not list(tmp_path.glob("*.sharing"))

@@ -2,8 +2,14 @@
 from the receivable-periods and the schedule: roll rates, recoveries, stratifications, loss
 curves by origination quarter and prepayment to date."""
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -226,3 +232,51 @@ def test_prepayment_to_date(con):
         assert r["cumulative_prepaid_principal_amount"] == running
         assert r["cumulative_prepaid_percent_of_initial_pool"] == percent(running, initial)
     assert running > 0
+
+
+def test_a_recomputed_period_without_strata_keeps_none(built_warehouse, tmp_path):
+    """delete+insert deletes only the keys of its new rows: the window's rows are deleted first
+    (macros/incremental.sql, delete_window_rows), so a period a build recomputes and finds no
+    receivable outstanding in keeps no strata, and another trust's rows stay as they were."""
+    work = tmp_path / "warehouse.duckdb"
+    shutil.copyfile(built_warehouse["work"], work)
+    columns = "period_number, collection_period, dimension, bucket, receivable_count"
+    with duckdb.connect(str(work)) as connection:
+        (last,) = connection.execute(
+            "select max(collection_period) from marts.rpt_stratification "
+            "where deal_id = ? and period_number > 0",
+            [DEAL_ID],
+        ).fetchone()
+        before = connection.execute(
+            f"select {columns} from marts.rpt_stratification where deal_id = ? "
+            "and collection_period in ('cutoff', ?) order by all",
+            [DEAL_ID, last],
+        ).fetchall()
+        # rows an earlier build left for a period that now has none, and another trust's
+        for deal_id in (DEAL_ID, "another-trust"):
+            connection.execute(
+                "insert into marts.rpt_stratification select ? as deal_id, 999, '2099-01', "
+                "* exclude (deal_id, period_number, collection_period) "
+                "from marts.rpt_stratification where deal_id = ? and period_number = 1",
+                [deal_id, DEAL_ID],
+            )
+    subprocess.run(
+        [str(Path(sys.executable).parent / "dbt"), "run", "--quiet", "--select",
+         "rpt_stratification", "--vars", json.dumps({"rebuild_from": {DEAL_ID: last}}),
+         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
+        cwd=Path(__file__).resolve().parents[1] / "dbt",
+        env={**os.environ, "CAOT_WAREHOUSE_WORK": str(work)},
+        check=True,
+    )  # fmt: skip
+    with duckdb.connect(str(work), read_only=True) as connection:
+        left = connection.execute(
+            "select deal_id from marts.rpt_stratification where collection_period = '2099-01' "
+            "group by deal_id"
+        ).fetchall()
+        after = connection.execute(
+            f"select {columns} from marts.rpt_stratification where deal_id = ? "
+            "and collection_period in ('cutoff', ?) order by all",
+            [DEAL_ID, last],
+        ).fetchall()
+    assert left == [("another-trust",)]
+    assert after == before and before  # the window's period and the cutoff, computed again

@@ -87,11 +87,19 @@ order by e.kind, e.rule, e.exception_id
 
 
 def write_package(
-    con, deal: Deal, period: str, out: Path, plan: SamplePlan, data_docs: Path | None = None
+    con,
+    deal: Deal,
+    period: str,
+    out: Path,
+    plan: SamplePlan,
+    data_docs: Path | None = None,
+    share: bool = False,
 ) -> dict:
     """The package of `deal`'s Collection Period `period` in `out` (replaced), from the
     warehouse `con`, with a copy of the published Data Docs folder `data_docs` (the validations
-    the published figures rest on); returns what it holds (counts)."""
+    the published figures rest on); returns what it holds (counts). `share`: the Data Docs' files
+    are hard links (warehouse.share_file), for the publication, whose reports folder holds both;
+    a package written for someone else gets copies, its own to keep or edit."""
     calendar = con.execute(
         "select distribution_date, collection_period_end_date from "
         "staging.stg_deal__payment_calendar where deal_id = ? and collection_period = ?",
@@ -103,7 +111,10 @@ def write_package(
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     if data_docs is not None and data_docs.is_dir():
-        share_tree(data_docs, out / "data_docs")
+        if share:
+            share_tree(data_docs, out / "data_docs")
+        else:
+            shutil.copytree(data_docs, out / "data_docs")
     params = {"deal_id": deal.deal_id, "as_of": distribution_date}
     status = con.execute(STATUS_AS_OF, params).fetchall()
     counts = {

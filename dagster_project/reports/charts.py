@@ -57,7 +57,11 @@ def _x_number(value) -> float:
 
 
 def _finite(value) -> bool:
-    return value is not None and not (isinstance(value, float) and math.isnan(value))
+    """A value to draw: a number, not None, NaN, an infinity or pandas' NA."""
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def nice_ticks(
@@ -66,15 +70,18 @@ def nice_ticks(
     """Round tick values covering [low, high]: a step of 1, 2, 2.5 or 5 times a power of ten
     (whole numbers only with `whole`), at most `most` ticks. Returns (first tick, last tick,
     ticks, decimals for their labels)."""
-    if not high > low:
-        low, high = (low - 1, high + 1) if low else (0.0, 1.0)
+    if not high > low:  # one value: a range around it, a tenth of it each way (or one unit)
+        pad = abs(low) / 10 or 1.0
+        low, high = low - pad, high + pad
     raw = max((high - low) / (most - 1), 1.0 if whole else 0.0)
     power = 10 ** math.floor(math.log10(raw))
-    step, multiple = next((m * power, m) for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    multiples = (1, 2, 5, 10) if whole and power == 1 else (1, 2, 2.5, 5, 10)
+    step, multiple = next((m * power, m) for m in multiples if m * power >= raw)
     first = math.floor(low / step + 1e-9) * step
     last = math.ceil(high / step - 1e-9) * step
     count = round((last - first) / step)
-    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) + (1 if multiple == 2.5 else 0)
+    # the decimals of the step (2.5 x 10^k has one more than 10^k, where k < 1)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9) + (1 if multiple == 2.5 else 0))
     return first, last, [first + i * step for i in range(count + 1)], decimals
 
 
@@ -121,10 +128,16 @@ def _date_scale(low: float, high: float, start: float, end: float) -> Scale:
     return Scale(low - pad, high + pad, start, end, tuple(ticks))
 
 
-def _text(x, y, text, size=FONT, anchor="start", extra="") -> str:
+def _text(x, y, text, size=FONT, anchor="start", extra="", width: float | None = None) -> str:
+    """A label; one longer than `width` (when given) is cut with an ellipsis and keeps its whole
+    text as a tooltip."""
+    shown, tooltip = text, ""
+    if width is not None and _text_width(text, size) > width:
+        shown = text[: max(int(width / (size * CHAR)) - 1, 1)] + "\u2026"
+        tooltip = f"<title>{html.escape(text)}</title>"
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}"{extra}>'
-        f"{html.escape(text)}</text>"
+        f"{tooltip}{html.escape(shown)}</text>"
     )
 
 
@@ -133,18 +146,25 @@ def _text_width(text: str, size: float = FONT) -> float:
 
 
 def _path(points: list[tuple[float, float] | None]) -> str:
-    """An SVG path through the points, broken where a point is None; a point alone (no neighbour
-    to join) is a zero-length segment, drawn as a dot by a round line cap."""
-    parts, run = [], 0
-    for point in [*points, None]:
+    """An SVG path through the points, broken where a point is None."""
+    parts, pen_down = [], False
+    for point in points:
         if point is None:
-            if run == 1:
-                parts.append("h0")
-            run = 0
+            pen_down = False
             continue
-        parts.append(f"{'L' if run else 'M'}{point[0]:.1f} {point[1]:.1f}")
-        run += 1
+        parts.append(f"{'L' if pen_down else 'M'}{point[0]:.1f} {point[1]:.1f}")
+        pen_down = True
     return "".join(parts)
+
+
+def _lone(points: list[tuple[float, float] | None]) -> list[tuple[float, float]]:
+    """The points without a neighbour to join (a line draws nothing for them)."""
+    padded = [None, *points, None]
+    return [
+        point
+        for before, point, after in zip(padded, padded[1:], padded[2:], strict=False)
+        if point is not None and before is None and after is None
+    ]
 
 
 def _legend(entries: list[tuple[str, str, str, bool]], left: float, right: float, top: float):
@@ -215,9 +235,9 @@ def line_chart(
         colours[id(series)] = series.colour or COLOURS[number % len(COLOURS)]
     xs = [_x_number(x) for series in every for x in series.x]
     dates = any(hasattr(x, "toordinal") for series in every for x in series.x)
-    left_values = [v for s in lines if not s.right for v in s.y if _finite(v)]
+    left_values = [float(v) for s in lines if not s.right for v in s.y if _finite(v)]
     left_values += [v for values in stacked for v in values]
-    right_values = [v for s in lines if s.right for v in s.y if _finite(v)]
+    right_values = [float(v) for s in lines if s.right for v in s.y if _finite(v)]
 
     title_height = FONT + 10 if title else 0
     entries = [(s.label, colours[id(s)], s.style, True) for s in areas] + [
@@ -229,8 +249,10 @@ def line_chart(
     )
     left = 14 + max(_text_width(label) for _, label in probe.ticks) + (22 if y_label else 0)
     right = 16
-    if right_values:
-        probe_right = _number_scale(min(right_values), max(right_values), 0, 1)
+    has_right = any(series.right for series in lines)
+    right_low, right_high = min(right_values, default=0.0), max(right_values, default=1.0)
+    if has_right:
+        probe_right = _number_scale(right_low, right_high, 0, 1)
         right = 14 + max(_text_width(label) for _, label in probe_right.ticks)
         right += 22 if right_label else 0
     legend_markup, legend_height = (
@@ -251,8 +273,8 @@ def line_chart(
     out = [_text(WIDTH / 2, FONT + 4, title, FONT + 2, "middle")] if title else []
     out.append(legend_markup)
     out.append(_axes(x_scale, y_scale, left, right, top, bottom))
-    if right_values:
-        right_scale = _number_scale(min(right_values), max(right_values), bottom, top)
+    if has_right:
+        right_scale = _number_scale(right_low, right_high, bottom, top)
         for value, label in right_scale.ticks:
             y = right_scale(value)
             out.append(f'<path d="M{WIDTH - right:.1f} {y:.1f}h4" stroke="#333"/>')
@@ -281,7 +303,11 @@ def line_chart(
         dash = f' stroke-dasharray="{DASHES[series.style]}"' if DASHES[series.style] else ""
         out.append(
             f'<path d="{_path(points)}" fill="none" stroke="{colours[id(series)]}" '
-            f'stroke-width="{series.width}" stroke-linejoin="round" stroke-linecap="round"{dash}/>'
+            f'stroke-width="{series.width}" stroke-linejoin="round"{dash}/>'
+        )
+        out.extend(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colours[id(series)]}"/>'
+            for x, y in _lone(points)
         )
     return _svg(alt, height, "".join(out))
 
@@ -330,7 +356,10 @@ def bar_chart(counts: dict[str, int], title: str, unit: str = "receivables") -> 
             f'<rect x="{label_width:.1f}" y="{y:.1f}" width="{width:.1f}" height="{bar}" '
             'fill="steelblue"/>'
         )
-        out.append(_text(label_width - 8, y + bar / 2 + FONT / 3, label, anchor="end"))
+        out.append(
+            _text(label_width - 8, y + bar / 2 + FONT / 3, label, anchor="end",
+                  width=label_width - 12)
+        )  # fmt: skip
         out.append(_text(label_width + width + 5, y + bar / 2 + FONT / 3, f"{count:,}"))
     out.append(_text((label_width + WIDTH - 40) / 2, height - 8, unit, FONT + 1, "middle"))
     return _svg(title, height, "".join(out))

@@ -107,10 +107,14 @@ def _delinquency(pool, notes, **labels) -> str:
     return line_chart(lines, y_label="% of Pool Balance", **labels)
 
 
+def _one_line(pool, column: str, label: str, colour: str, y_label: str, labels: dict) -> str:
+    line = Line(label, _dates(pool), list(pool[column]), colour=colour)
+    return line_chart([line], y_label=y_label, legend=False, **labels)
+
+
 def _losses(pool, notes, **labels) -> str:
-    line = Line("cumulative net loss", _dates(pool), list(pool["cumulative_net_loss_percent"]),
-                colour="firebrick")  # fmt: skip
-    return line_chart([line], y_label="% of Initial Pool Balance", legend=False, **labels)
+    return _one_line(pool, "cumulative_net_loss_percent", "cumulative net loss", "firebrick",
+                     "% of Initial Pool Balance", labels)  # fmt: skip
 
 
 def _prepayment(pool, notes, **labels) -> str:
@@ -124,10 +128,8 @@ def _prepayment(pool, notes, **labels) -> str:
 
 
 def _excess_spread(pool, notes, **labels) -> str:
-    pool = _life(pool)
-    line = Line("excess spread", _dates(pool), list(pool["excess_spread_percent"]),
-                colour="seagreen")  # fmt: skip
-    return line_chart([line], y_label="% per year", legend=False, **labels)
+    return _one_line(_life(pool), "excess_spread_percent", "excess spread", "seagreen",
+                     "% per year", labels)  # fmt: skip
 
 
 def _credit_enhancement(pool, notes, **labels) -> str:

@@ -168,7 +168,7 @@ def _auditor_package(con, deal: Deal | None, periods, write: _Writer, data_docs)
         share_tree(write.published / "auditor" / "packages", packages)
     period = latest[6]
     docs = data_docs.parent if data_docs else None
-    write_package(con, deal, period, packages / period, SamplePlan(), docs)
+    write_package(con, deal, period, packages / period, SamplePlan(), docs, share=True)
     return f'<a href="auditor/packages/{period}/index.html">auditor\'s package ({period})</a>'
 
 

@@ -40,6 +40,16 @@
     ) }}
 {%- endmacro %}
 
+{#- A pre-hook for an incremental model that may have no row for a (trust, Collection Period) it
+    recomputes (a period with no receivable outstanding has no strata): delete+insert deletes the
+    keys of the new rows only, so the window's rows are deleted first and such a period keeps
+    none. Nothing on a build that is not incremental (the table is created anew). -#}
+{% macro delete_window_rows() -%}
+    {%- if is_incremental() -%}
+        delete from {{ this }} where {{ in_window() }}
+    {%- endif -%}
+{%- endmacro %}
+
 {#- A mart computed row by row from one loan-level model (fct_receivable_period from the principal
     balances): on DuckDB a view, so its rows are stored once and a build writes nothing for it
     (readers' filters reach the table under it); on Spark a table, like the loan-level models. -#}

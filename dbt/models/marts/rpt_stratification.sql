@@ -7,6 +7,7 @@
 -- Incremental (macros/incremental.sql): a period's strata need only its own receivable-periods,
 -- so a build recomputes the trusts' periods of its window and their cutoff, and keeps the others.
 {{ loan_level_incremental_config() }}
+{{ config(pre_hook="{{ delete_window_rows() }}") }}
 
 {%- set dimensions = {
     'credit score': "case when obligor_credit_score is null then 'none'

@@ -7,6 +7,7 @@
 -- Incremental (macros/incremental.sql): a build recomputes the trusts' periods of its window,
 -- each cohort's amounts to date continuing from its last row kept from earlier builds.
 {{ loan_level_incremental_config() }}
+{{ config(pre_hook="{{ delete_window_rows() }}") }}
 
 with
 
