@@ -10,7 +10,7 @@ import datetime as dt
 import html
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 WIDTH = 850  # the viewBox's units; the chart is drawn as wide as the page's text column
 PLOT_HEIGHT = 250  # the plot area's; the chart is as tall as that, its legend and its labels
@@ -223,7 +223,7 @@ def line_chart(
     """A line chart as inline SVG. `areas` are stacked on each other (the first at the bottom)
     under the lines, against the left axis; `y_floor`/`y_ceiling` fix the left axis's ends
     (otherwise round values around the data). The legend sits above the plot."""
-    stacked: list[list[float | None]] = []
+    stacked: list[list[float]] = []
     running: list[float] = []
     for area in areas:
         values = [float(v) if _finite(v) else 0.0 for v in area.y]
@@ -243,17 +243,18 @@ def line_chart(
     entries = [(s.label, colours[id(s)], s.style, True) for s in areas] + [
         (s.label, colours[id(s)], s.style, False) for s in lines
     ]
-    # the margins from the labels they hold (the scales' ticks, then the plot between them)
-    probe = _number_scale(
+    # the y scales' ticks first: the margins hold their labels, the plot lies between them
+    y_scale = _number_scale(
         min(left_values, default=0.0), max(left_values, default=1.0), 0, 1, y_floor, y_ceiling
     )
-    left = 14 + max(_text_width(label) for _, label in probe.ticks) + (22 if y_label else 0)
+    left = 14 + max(_text_width(label) for _, label in y_scale.ticks) + (22 if y_label else 0)
     right = 16
     has_right = any(series.right for series in lines)
-    right_low, right_high = min(right_values, default=0.0), max(right_values, default=1.0)
     if has_right:
-        probe_right = _number_scale(right_low, right_high, 0, 1)
-        right = 14 + max(_text_width(label) for _, label in probe_right.ticks)
+        right_scale = _number_scale(
+            min(right_values, default=0.0), max(right_values, default=1.0), 0, 1
+        )
+        right = 14 + max(_text_width(label) for _, label in right_scale.ticks)
         right += 22 if right_label else 0
     legend_markup, legend_height = (
         _legend(entries, left, WIDTH - right, title_height + 4) if legend else ("", 0.0)
@@ -266,15 +267,12 @@ def line_chart(
         x_scale = _date_scale(x_low, x_high, left, WIDTH - right)
     else:
         x_scale = _number_scale(x_low, x_high, left, WIDTH - right)
-    y_scale = _number_scale(
-        min(left_values, default=0.0), max(left_values, default=1.0), bottom, top,
-        y_floor, y_ceiling,
-    )  # fmt: skip
+    y_scale = replace(y_scale, start=bottom, end=top)
     out = [_text(WIDTH / 2, FONT + 4, title, FONT + 2, "middle")] if title else []
     out.append(legend_markup)
     out.append(_axes(x_scale, y_scale, left, right, top, bottom))
     if has_right:
-        right_scale = _number_scale(right_low, right_high, bottom, top)
+        right_scale = replace(right_scale, start=bottom, end=top)
         for value, label in right_scale.ticks:
             y = right_scale(value)
             out.append(f'<path d="M{WIDTH - right:.1f} {y:.1f}h4" stroke="#333"/>')
