@@ -251,6 +251,35 @@ def test_a_heading_never_ends_a_page_and_a_split_section_says_continued(tmp_path
     assert inside, "a split inside a group repeats the group's heading"
 
 
+def test_a_section_splits_after_the_most_rows_its_table_fits():
+    """A split keeps under the heading as many rows as the table of the heading and those rows
+    fits in the height (counted here on whole tables, one count after another), with rows of
+    one and of several lines (labels that wrap)."""
+    from dagster_project.reports.document import Row
+    from dagster_project.reports.pdf_render import FRAME_WIDTH, Section, _table
+
+    words = ["the", "servicer", "shall", "deposit", "into", "the", "collection", "account"]
+    rows = []
+    for number in range(40):
+        label = " ".join(words[: 1 + (number * 7) % len(words)] * (1 + number % 4))
+        rows.append((Row("line", f"{number}.", label, ("$1.00",), True), None))
+    widths = (50.0, FRAME_WIDTH - 50 - 2 * 97.2, 97.2, 97.2)
+    for height in (40, 95, 180, 333, 560):
+        section = Section(Row("section", label="Heading"), rows, widths)
+
+        def table_height(count: int, height: float) -> float:
+            lines = Section(Row("section", label="Heading"), rows[:count], widths)._lines()
+            return _table(lines, widths).wrap(FRAME_WIDTH, height)[1]
+
+        most = max(c for c in range(len(rows) + 1) if c == 0 or table_height(c, height) <= height)
+        parts = section.split(FRAME_WIDTH, height)
+        if most < 2:
+            assert parts == [], height
+        else:
+            assert len(parts[0].rows) == most, height
+            assert parts[1].rows == rows[most:]
+
+
 def test_the_statement_prints_tables_and_flags(reports, dates_and_pools):
     date = dates_and_pools[len(dates_and_pools) // 2][0]
     text = " ".join("\n".join(_pages(reports / "statements" / f"statement_{date}.pdf")).split())

@@ -108,7 +108,8 @@ def _table(lines: list[_Line], widths: tuple) -> Table:
     for index, line in enumerate(lines):
         for name, first, last, *args in line.styles:
             commands.append((name, (first, index), (last, index), *args))
-    table = Table([list(line.cells) for line in lines], colWidths=widths)
+    empty = ("",) * len(widths)  # a short line's cells end in empty ones
+    table = Table([[*line.cells, *empty[len(line.cells) :]] for line in lines], colWidths=widths)
     table.setStyle(TableStyle(commands))
     return table
 
@@ -129,13 +130,17 @@ class Section(Flowable):
         self.rows = rows  # each row with its group's heading row
         self.widths = widths
         self.table: Table | None = None
+        self._made: list[_Line] | None = None
 
     def _lines(self, count: int | None = None) -> list[_Line]:
-        rows = self.rows if count is None else self.rows[:count]
-        return [
-            _line(self.heading, None, self.widths),
-            *(_line(row, group, self.widths) for row, group in rows),
-        ]
+        """The heading's line and the first `count` rows' (all by default), made once: a
+        Paragraph's parse is a large part of a page's layout, and a split tries several counts."""
+        if self._made is None:
+            self._made = [
+                _line(self.heading, None, self.widths),
+                *(_line(row, group, self.widths) for row, group in self.rows),
+            ]
+        return self._made if count is None else self._made[: count + 1]
 
     def wrap(self, available_width, available_height):
         self.table = _table(self._lines(), self.widths)
@@ -144,16 +149,28 @@ class Section(Flowable):
     def draw(self):
         self.table.drawOn(self.canv, 0, 0)
 
-    def split(self, available_width, available_height):
-        def fits(count: int) -> bool:
+    def _fitting(self, available_width, available_height) -> int:
+        """The most rows that fit under the heading. A table's rows are as high as their own
+        cells make them (no cell spans rows), so each line is measured once, alone, and the
+        count their running total allows is confirmed on the table itself."""
+        lines = self._lines()
+        height = 0.0
+        count = -1  # the heading's line comes first
+        for line in lines:
+            height += _table([line], self.widths).wrap(available_width, available_height)[1]
+            if height > available_height:
+                break
+            count += 1
+        count = min(max(count, 0), len(self.rows))
+        while count:
             table = _table(self._lines(count), self.widths)
-            height = table.wrap(available_width, available_height)[1]
-            return height <= available_height
+            if table.wrap(available_width, available_height)[1] <= available_height:
+                break
+            count -= 1
+        return count
 
-        low, high = 0, len(self.rows)  # the most rows that fit under the heading
-        while low < high:
-            middle = (low + high + 1) // 2
-            low, high = (middle, high) if fits(middle) else (low, middle - 1)
+    def split(self, available_width, available_height):
+        low = self._fitting(available_width, available_height)
         while low and self.rows[low - 1][0].kind in ("group", "columns"):
             low -= 1  # a line's heading stays with its first row
         if low < min(KEPT_WITH_HEADING, len(self.rows)):
@@ -164,10 +181,9 @@ class Section(Flowable):
         row, group = rest[0]
         if group is not None and row is not group and row.kind != "group":
             rest = [(_continued(group), None), *rest]  # the line's heading, again
-        return [
-            Section(self.heading, self.rows[:low], self.widths),
-            Section(_continued(self.heading), rest, self.widths),
-        ]
+        first = Section(self.heading, self.rows[:low], self.widths)
+        first._made = self._lines(low)  # the same lines, already made
+        return [first, Section(_continued(self.heading), rest, self.widths)]
 
 
 def _sections(document: Document) -> list[Section]:
