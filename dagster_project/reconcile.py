@@ -31,6 +31,7 @@ from dagster_project.certificate_layout import certificate_layout
 from dagster_project.deal import Deal, DealFileError, load_deal
 from dagster_project.ingestion.deal_tables import load_deal_tables
 from dagster_project.money import round_cents
+from dagster_project.warehouse import insert_rows
 
 DBT_DIR = Path(__file__).resolve().parent.parent / "dbt"
 
@@ -249,19 +250,14 @@ def load_reported_tables(con, rows: list[dict], opening_rows: list[tuple]) -> No
         f"(deal_id varchar, distribution_date date, {columns})"
     )
     names = ["deal_id", "distribution_date"] + [name for name, *_ in POOL_INPUTS]
-    con.executemany(
-        f"insert into raw.reported_pool_inputs values ({', '.join('?' * len(names))})",
-        [[row.get(name) for name in names] for row in rows],
-    )
+    insert_rows(con, "raw.reported_pool_inputs", [[row.get(n) for n in names] for row in rows])
     con.execute(
         "create or replace table raw.reported_opening_state (deal_id varchar, "
         "period_number integer, class_id varchar, note_balance decimal(18, 2), "
         "unpaid_interest decimal(18, 2), reserve_account_balance decimal(18, 2), "
         "servicing_fee_unpaid decimal(18, 2))"
     )
-    con.executemany(
-        "insert into raw.reported_opening_state values (?, ?, ?, ?, ?, ?, ?)", opening_rows
-    )
+    insert_rows(con, "raw.reported_opening_state", opening_rows)
 
 
 def run_waterfall_models(

@@ -119,6 +119,21 @@ def transaction(con):
     con.execute("commit")
 
 
+def insert_rows(con, table: str, rows) -> None:
+    """Insert `rows` (each a value for every column of `table`, in the table's order) with one
+    statement: each column's values go in as one list, unnested side by side, where DuckDB's
+    `executemany` runs one insert per row (about a millisecond each)."""
+    rows = list(rows)
+    if not rows:
+        return
+    types = [column_type for _name, column_type, *_ in con.execute(f"describe {table}").fetchall()]
+    columns = [list(values) for values in zip(*rows, strict=True)]
+    if len(columns) != len(types):
+        raise ValueError(f"{table} has {len(types)} columns, the rows {len(columns)}")
+    unnested = ", ".join(f"unnest(${i}::{kind}[])" for i, kind in enumerate(types, 1))
+    con.execute(f"insert into {table} select {unnested}", columns)
+
+
 def table_exists(con, schema: str, table: str) -> bool:
     """Whether the warehouse has the table (asked of the catalog: a query of a missing table
     would make DuckDB look for a Python variable of that name)."""

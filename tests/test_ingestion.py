@@ -670,3 +670,31 @@ def test_a_file_of_many_bad_rows_is_quarantined_whole_and_reported_briefly(con, 
         "select finding_count from raw.deliveries where status = 'rejected'"
     ).fetchone()
     assert count == 3 * len(rows)
+
+
+def test_rows_inserted_at_once_keep_every_value_and_type():
+    """warehouse.insert_rows (the loads' and registers' inserts): exact decimals of any scale,
+    NULLs, dates, timestamps, booleans and quotes come back as given; a row of the wrong width
+    is an error, not a shifted row."""
+    import datetime as dt
+
+    from dagster_project.warehouse import insert_rows
+
+    con = duckdb.connect()
+    con.execute(
+        "create table t (a varchar, b date, c decimal(18, 2), d decimal(24, 10), e boolean, "
+        "f timestamptz, g bigint)"
+    )
+    at = dt.datetime(2021, 1, 18, 9, 30, tzinfo=dt.UTC)
+    rows = [
+        ("it's", dt.date(2020, 2, 29), Decimal("123456789012.34"), Decimal("0.1234567891"),
+         True, at, 2**40),
+        (None, None, None, None, None, None, None),
+        ("b", dt.date(2021, 1, 1), Decimal("-0.01"), Decimal("7"), False, None, -1),
+    ]  # fmt: skip
+    insert_rows(con, "t", rows)
+    assert con.execute("select * from t").fetchall() == rows
+    with pytest.raises(ValueError):
+        insert_rows(con, "t", [("too", "short")])
+    insert_rows(con, "t", [])
+    assert con.execute("select count(*) from t").fetchone() == (3,)

@@ -26,7 +26,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from dagster_project.reports.document import display
-from dagster_project.warehouse import table_exists
+from dagster_project.warehouse import insert_rows, table_exists
 
 DDL = """
 create schema if not exists quality;
@@ -194,10 +194,7 @@ def record(con, servicing_suite: str, today: dt.date, now: dt.datetime) -> int:
             new.append((deal_id, exception_id, today, "cured", "no longer found by the build"))
     added = [event for event in dict.fromkeys(new) if event not in known]
     if added:
-        con.executemany(
-            "insert into quality.audit_exception_history values (?, ?, ?, ?, ?, ?)",
-            [(*event, now) for event in added],
-        )
+        insert_rows(con, "quality.audit_exception_history", [(*event, now) for event in added])
     # the register: every exception ever found, its attributes as last found
     kept = {
         (row[0], row[1]): row
@@ -210,11 +207,7 @@ def record(con, servicing_suite: str, today: dt.date, now: dt.datetime) -> int:
         )  # fmt: skip
     con.execute("delete from quality.audit_exceptions")
     if kept:
-        con.executemany(
-            "insert into quality.audit_exceptions values "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            list(kept.values()),
-        )
+        insert_rows(con, "quality.audit_exceptions", kept.values())
     # status: the latest event (by date, then as recorded); opened: the first
     con.execute("""
         update quality.audit_exceptions as e set

@@ -10,7 +10,7 @@ import duckdb
 from dagster_project.business_calendar import payment_periods
 from dagster_project.certificate_layout import certificate_layout
 from dagster_project.deal import Deal
-from dagster_project.warehouse import transaction
+from dagster_project.warehouse import insert_rows, transaction
 
 COLUMNS = {
     "deals": """
@@ -112,8 +112,7 @@ def load_deal_tables(con, deals: list[Deal]) -> dict[str, int]:
         for deal in deals:
             for table, values in deal_table_rows(deal).items():
                 con.execute(f"delete from raw.{table} where deal_id = ?", [deal.deal_id])
-                marks = ", ".join("?" * len(values[0]))
-                con.executemany(f"insert into raw.{table} values ({marks})", values)
+                insert_rows(con, f"raw.{table}", values)
                 counts[table] += len(values)
     return counts
 

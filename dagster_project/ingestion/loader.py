@@ -38,7 +38,7 @@ from dagster_project.ingestion.validation import (
     stage_periods,
     stage_typed,
 )
-from dagster_project.warehouse import transaction
+from dagster_project.warehouse import insert_rows, transaction
 
 SERVICER_TIMEZONE = ZoneInfo("America/New_York")
 
@@ -301,7 +301,7 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results, staging: Stagi
                 "create or replace temp table delivery_ids "
                 "(deal_id varchar, scope varchar, delivery_id varchar)"
             )
-            con.executemany("insert into delivery_ids values (?, ?, ?)", ids)
+            insert_rows(con, "delivery_ids", ids)
             if schema.per_period:
                 con.execute(
                     f"delete from {schema.table} where (deal_id, collection_period) in "
@@ -335,13 +335,14 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results, staging: Stagi
                 "delete from raw.deliveries where status = 'rejected' "
                 "and delivery_id in (select delivery_id from delivery_ids)"
             )
-            con.executemany(
-                "insert into raw.deliveries values "
-                "(?, ?, ?, ?, ?, ?, ?, 'loaded', 0, null, ?, null)",
+            insert_rows(
+                con,
+                "raw.deliveries",
                 [
                     (delivery_id, deal_id, schema.kind, scope_,
                      str(paths[(deal_id, scope_)][schema.kind]),
-                     hashes[(deal_id, scope_)][schema.kind], counts.get((deal_id, scope_), 0), now)
+                     hashes[(deal_id, scope_)][schema.kind], counts.get((deal_id, scope_), 0),
+                     "loaded", 0, None, now, None)
                     for deal_id, scope_, delivery_id in ids
                 ],
             )  # fmt: skip
@@ -370,8 +371,9 @@ def _reject(con, delivery: Delivery, files, hashes, whole, shown, now) -> int:
                 "reason varchar, value varchar)"
             )
             if whole.get(schema.kind):
-                con.executemany(
-                    "insert into file_findings values (?, ?, ?, ?)",
+                insert_rows(
+                    con,
+                    "file_findings",
                     [(f.row, f.field, f.reason, f.value) for f in whole[schema.kind]],
                 )
             checks = findings_table(schema.kind)

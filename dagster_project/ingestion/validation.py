@@ -25,7 +25,7 @@ import duckdb
 
 from dagster_project.ingestion import ex102
 from dagster_project.ingestion.schemas import MONEY, FileSchema
-from dagster_project.warehouse import table_exists
+from dagster_project.warehouse import insert_rows, table_exists
 
 Key = tuple[str, str]  # (deal_id, scope)
 
@@ -657,8 +657,9 @@ def stage_periods(con, periods: dict[Key, tuple[dt.date, dt.date]]) -> None:
         "period_start date, period_end date, previous_scope varchar, next_scope varchar, "
         "is_first boolean)"
     )
-    con.executemany(
-        "insert into stage_periods values (?, ?, ?, ?, ?, ?, ?)",
+    insert_rows(
+        con,
+        "stage_periods",
         [
             (
                 deal_id,

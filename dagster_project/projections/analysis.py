@@ -15,6 +15,7 @@ from dagster_project.projections import waterfall
 from dagster_project.projections.engine import Paths, PoolPeriod, pool_lines, project
 from dagster_project.projections.scenarios import Scenario
 from dagster_project.projections.starting_point import opening, pool_paths
+from dagster_project.warehouse import insert_rows
 
 BREAKEVEN_GRID = [Decimal(x) for x in ("0.005", "0.01", "0.02", "0.04", "0.08", "0.15", "0.25",
                                        "0.40", "0.60", "0.90")]  # fmt: skip
@@ -233,22 +234,23 @@ def _write_tables(con, result: ProjectionResult) -> None:
             [deal_id, s.name, s.prepayment, s.prepayment_rate, s.cdr, s.severity,
              s.recovery_lag_months, s.clean_up_call, result.period or "cutoff"],
         )  # fmt: skip
-        con.executemany(
-            "insert into projection.fct_projected_pool values "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        insert_rows(
+            con,
+            "projection.fct_projected_pool",
             [[deal_id, s.name, p.month, r.dates[p.month], p.beginning, p.principal, p.purchased,
               p.defaulted, p.ending, p.receivables, p.interest, p.recoveries] for p in r.pool],
         )  # fmt: skip
-        con.executemany(
-            "insert into projection.fct_projected_note values (?, ?, ?, ?, ?, ?, ?)",
-            [[deal_id, s.name, *row] for row in r.notes],
+        insert_rows(
+            con, "projection.fct_projected_note", [[deal_id, s.name, *row] for row in r.notes]
         )
-        con.executemany(
-            "insert into projection.fct_projected_accounts values (?, ?, ?, ?, ?, ?)",
+        insert_rows(
+            con,
+            "projection.fct_projected_accounts",
             [[deal_id, s.name, *row] for row in r.accounts],
         )
-        con.executemany(
-            "insert into projection.rpt_projected_class values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        insert_rows(
+            con,
+            "projection.rpt_projected_class",
             [[deal_id, s.name, c.class_id, c.weighted_average_life, c.first_principal_date,
               c.last_principal_date, c.principal_loss, r.clean_up_call_date,
               result.cumulative_net_loss_percent(r)] for c in r.classes],

@@ -9,7 +9,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from dagster_project.quality.validation import Outcome
-from dagster_project.warehouse import transaction
+from dagster_project.warehouse import insert_rows, transaction
 
 SHELF = "shelf"  # the deal_id of results of a suite run over every trust at once
 
@@ -92,16 +92,9 @@ def save_outcomes(
                 [deal_id, suites],
             )
         if results:
-            con.executemany(
-                "insert into quality.expectation_results values "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                results,
-            )
+            insert_rows(con, "quality.expectation_results", results)
         if failures:
-            con.executemany(
-                "insert into quality.expectation_failures values (?, ?, ?, ?, ?, ?, ?, ?)",
-                failures,
-            )
+            insert_rows(con, "quality.expectation_failures", failures)
 
 
 def save_register(
@@ -135,10 +128,7 @@ def save_register(
         ensure_schema(con)
         con.execute("delete from quality.eligibility_exceptions where deal_id = ?", [deal_id])
         if rows:
-            con.executemany(
-                "insert into quality.eligibility_exceptions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+            insert_rows(con, "quality.eligibility_exceptions", rows)
     return len(rows)
 
 
@@ -217,8 +207,9 @@ def save_gate(con, rows: list[GateRow], evaluated_at: dt.datetime) -> None:
         ensure_schema(con)
         con.execute("delete from quality.certificate_gate")
         if rows:
-            con.executemany(
-                "insert into quality.certificate_gate values (?, ?, ?, ?, ?, ?)",
+            insert_rows(
+                con,
+                "quality.certificate_gate",
                 [
                     (r.deal_id, r.collection_period, r.distribution_date, r.is_publishable,
                      r.withheld_reason, evaluated_at)
