@@ -46,6 +46,26 @@ def test_validation_stores_results_and_one_build_renders_them(tmp_path):
     )
 
 
+def test_a_build_renders_the_new_results_and_keeps_the_pages_built_before(tmp_path):
+    """After the first build, a build renders the pages of the results stored since (and their
+    suite's page and the index); the pages of earlier results stay as they were built, and a
+    result whose page went missing gets it again."""
+    frame = pd.DataFrame({"row_id": ["a", "b"], "amount": [1, 11]})
+    validate(frame, SUITE, tmp_path, run_name="run-first")
+    build_data_docs(tmp_path)
+    first = next((_site(tmp_path) / "validations").rglob("run-first/*/*.html"))
+    first.write_text("built before")  # a page is not rendered again
+    validate(frame.head(1), SUITE, tmp_path, run_name="run-second")
+    index = build_data_docs(tmp_path).read_text()
+    second = next((_site(tmp_path) / "validations").rglob("run-second/*/*.html"))
+    assert first.read_text() == "built before"
+    assert "Tests 2.3(q)" in second.read_text()
+    assert "run-first" in index and "run-second" in index
+    second.unlink()
+    build_data_docs(tmp_path)
+    assert second.exists() and first.read_text() == "built before"
+
+
 def test_each_suite_keeps_its_last_runs(tmp_path):
     frame = pd.DataFrame({"row_id": ["a"], "amount": [1]})
     for _ in range(KEPT_RUNS + 2):

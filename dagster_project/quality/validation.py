@@ -125,10 +125,30 @@ def _context(gx, root: Path):
 
 
 def build_data_docs(root: Path | None = None) -> Path:
-    """Build the Data Docs site once, from every stored validation result (after a run's suites)."""
+    """Build the Data Docs (after a run's suites): the page of each stored validation result that
+    has none yet (the run's own: a result never changes once stored), its suite's page, and the
+    index, through Great Expectations' incremental build (`resource_identifiers`); the whole site
+    when there is no index yet."""
     gx = great_expectations()
+    from great_expectations.data_context.types.resource_identifiers import (
+        ExpectationSuiteIdentifier,  # the type build_data_docs takes (its signature)
+    )
+
     context = _context(gx, root or gx_dir())
-    context.build_data_docs()
+    if not data_docs_index(root).exists():
+        context.build_data_docs()
+        return data_docs_index(root)
+    new = [
+        key
+        for key in context.validation_results_store.list_keys()
+        if not any(
+            site["site_url"] for site in context.get_docs_sites_urls(resource_identifier=key)
+        )
+    ]
+    suites = {key.expectation_suite_identifier.name for key in new}
+    identifiers = [*new, *(ExpectationSuiteIdentifier(name=name) for name in sorted(suites))]
+    if identifiers:  # (none would rebuild every page)
+        context.build_data_docs(resource_identifiers=identifiers)
     return data_docs_index(root)
 
 
