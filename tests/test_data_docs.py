@@ -6,7 +6,7 @@ import pandas as pd
 
 from dagster_project.quality.suites import Rule, Suite
 from dagster_project.quality.validation import KEPT_RUNS, build_data_docs, validate
-from dagster_project.reports.data_docs import publish_data_docs
+from dagster_project.reports.data_docs import publish_data_docs, trust_data_docs
 
 SUITE = Suite(
     "data_docs_probe",
@@ -115,3 +115,28 @@ def test_a_trust_s_dotted_suite_name_is_kept_pruned_and_published(tmp_path):
     assert "data_docs_probe" in index
     for link in re.findall(r'href="([^"#]+)"', index):
         assert (published.parent / link).exists() or link == "../index.html", link
+
+
+def test_a_trust_s_part_of_the_published_evidence_has_its_suites_and_the_shelf_s_only(tmp_path):
+    """The auditor's package of a trust gets the published validations of its own suites and of
+    the shelf's (the servicing criteria), with an index listing those only; another trust's
+    schedule validations stay out. Shared files are the published ones (hard links)."""
+    frame = pd.DataFrame({"row_id": ["a", "b"], "amount": [1, 11]})
+    for name in ("caot-x.schedule_probe", "caot-y.schedule_probe"):
+        validate(frame, Suite(name, "a trust's probe", "row_id", SUITE.rules), tmp_path)
+    validate(frame, SUITE, tmp_path, run_name="run-shelf")
+    published = publish_data_docs(build_data_docs(tmp_path), tmp_path / "published").parent
+    out = tmp_path / "package" / "data_docs"
+    trust_data_docs(published, out, "caot-x", share=True)
+    pages = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html"))
+    assert "expectations/caot-x/schedule_probe.html" in pages
+    assert "expectations/data_docs_probe.html" in pages
+    assert not [p for p in pages if "caot-y" in p], pages
+    assert len([p for p in pages if p.startswith("validations/")]) == 2
+    index = (out / "index.html").read_text()
+    assert "caot-x.schedule_probe" in index and "data_docs_probe" in index
+    assert "caot-y" not in index
+    for link in re.findall(r'href="([^"#]+)"', index):
+        assert (out / link).exists() or link == "../index.html", link
+    page = next(out.rglob("validations/caot-x/**/*.html"))
+    assert page.stat().st_ino == (published / page.relative_to(out)).stat().st_ino

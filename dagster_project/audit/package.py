@@ -9,7 +9,8 @@ files.
     aging.csv                  reconciling items that appeared up to the period (1122(d)(2)(vii))
     criteria.csv               every 2.3 representation and 1122(d) criterion: tested (evidence) or
                                not testable (why)
-    data_docs/                 the Great Expectations Data Docs of the published build
+    data_docs/                 the Great Expectations Data Docs of the published build about
+                               the trust: its own suites and the shelf's servicing criteria
     manifest.json              the SHA-256 of every file above and of every delivery behind them
 
 `python -m dagster_project.audit --deal-id ID --period YYYY-MM --out DIR` writes one from the
@@ -29,10 +30,10 @@ from dagster_project.audit.sampling import sample_listing, sample_size
 from dagster_project.checksums import sha256
 from dagster_project.deal import Deal
 from dagster_project.reports.auditor import load_catalog, results_for
+from dagster_project.reports.data_docs import trust_data_docs
 from dagster_project.reports.document import Document, Row
 from dagster_project.reports.html_render import render_html
 from dagster_project.reports.pdf_render import render_pdf
-from dagster_project.warehouse import share_tree
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,8 @@ def write_package(
     share: bool = False,
 ) -> dict:
     """The package of `deal`'s Collection Period `period` in `out` (replaced), from the
-    warehouse `con`, with a copy of the published Data Docs folder `data_docs` (the validations
-    the published figures rest on); returns what it holds (counts). `share`: the Data Docs' files
+    warehouse `con`, with the part of the published Data Docs folder `data_docs` about the trust
+    (the validations its published figures rest on); returns what it holds (counts). `share`: the Data Docs' files
     are hard links (warehouse.share_file), for the publication, whose reports folder holds both;
     a package written for someone else gets copies, its own to keep or edit."""
     calendar = con.execute(
@@ -111,10 +112,7 @@ def write_package(
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     if data_docs is not None and data_docs.is_dir():
-        if share:
-            share_tree(data_docs, out / "data_docs")
-        else:
-            shutil.copytree(data_docs, out / "data_docs")
+        trust_data_docs(data_docs, out / "data_docs", deal.deal_id, share)
     params = {"deal_id": deal.deal_id, "as_of": distribution_date}
     status = con.execute(STATUS_AS_OF, params).fetchall()
     counts = {

@@ -12,8 +12,12 @@ import datetime as dt
 import html
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
+
+from dagster_project.quality.validation import STYLESHEET
+from dagster_project.warehouse import share_file
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,9 @@ def _when(run_time: str) -> str:
     return f"{when:%Y-%m-%d %H:%M:%S} UTC"
 
 
+MANIFEST = "validations.json"  # the validations a published folder holds (trust_data_docs)
+
+
 def publish_data_docs(site_index: Path, out: Path) -> Path | None:
     """Copy the evidence of the site whose index is `site_index` into `out` (replacing what was
     there) and write its index; None when no validation has been rendered yet."""
@@ -73,22 +80,56 @@ def publish_data_docs(site_index: Path, out: Path) -> Path | None:
     if not validations:
         return None
     shutil.rmtree(out, ignore_errors=True)
-    for part in ("static", "expectations"):
-        if (site / part).exists():
-            shutil.copytree(site / part, out / part)
+    return _write_site(validations, site, out, shutil.copytree, shutil.copyfile)
+
+
+def covers(suite: str, deal_id: str) -> bool:
+    """Whether a suite is evidence about the trust: its own suites (named `<deal_id>.<suite>`)
+    and the shelf's (named without a trust: the servicing criteria of every trust's periods)."""
+    return suite.startswith(f"{deal_id}.") or "." not in suite
+
+
+def trust_data_docs(published: Path, out: Path, deal_id: str, share: bool = False) -> None:
+    """The part of a published Data Docs folder (publish_data_docs) that is about one trust, in
+    `out`, with an index of its own: no other trust's validations (the auditor's package of a
+    trust). `share`: hard links (warehouse.share_file) instead of copies. A folder published
+    without its list of validations is copied whole."""
+    manifest = published / MANIFEST
+    copy_tree = partial(shutil.copytree, copy_function=share_file) if share else shutil.copytree
+    if not manifest.exists():
+        copy_tree(published, out)
+        return
+    validations = [
+        Validation(**{**stored, "page": Path(stored["page"])})
+        for stored in json.loads(manifest.read_text(encoding="utf-8"))
+        if covers(stored["suite"], deal_id)
+    ]
+    _write_site(validations, published, out, copy_tree, share_file if share else shutil.copyfile)
+
+
+def _write_site(validations: list[Validation], source: Path, out: Path, copy_tree, copy_file):
+    """The static files, the suites' pages and the validations' pages of `source` in `out`, with
+    the index and the list of validations; returns the index."""
+    if (source / "static").exists():
+        copy_tree(source / "static", out / "static")
+    for suite in sorted({v.suite for v in validations}):
+        if (source / suite_page(suite)).exists():
+            (out / suite_page(suite)).parent.mkdir(parents=True, exist_ok=True)
+            copy_file(source / suite_page(suite), out / suite_page(suite))
     for validation in validations:
-        run = (site / validation.page).parent
-        shutil.copytree(run, out / validation.page.parent, dirs_exist_ok=True)
+        run = validation.page.parent
+        copy_tree(source / run, out / run, dirs_exist_ok=True)
+    (out / MANIFEST).write_text(
+        json.dumps([{**asdict(v), "page": v.page.as_posix()} for v in validations], indent=1),
+        encoding="utf-8",
+    )
     index = out / "index.html"
-    index.write_text(_index(validations, site), encoding="utf-8")
+    index.write_text(_index(validations, out), encoding="utf-8")
     return index
 
 
 def _index(validations: list[Validation], site: Path) -> str:
-    stylesheet = (site.parents[2] / "plugins" / "custom_data_docs" / "styles").joinpath(
-        "data_docs_custom_styles.css"
-    )
-    css = stylesheet.read_text(encoding="utf-8") if stylesheet.exists() else ""
+    css = STYLESHEET.read_text(encoding="utf-8")  # the Data Docs' own (quality/validation.py)
     rows = []
     for v in validations:
         status = (
