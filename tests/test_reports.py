@@ -128,9 +128,19 @@ def test_a_document_that_did_not_change_keeps_its_published_pdf(
     changed = tmp_path / "published"
     shutil.copytree(published, changed)
     (changed / f"{stem}.html").write_text("an earlier version", encoding="utf-8")
+    # an earlier publication's package: its zip is kept (the same file), its folder is not
+    packages = changed / DEAL_ID / "auditor" / "packages"
+    (latest,) = [p for p in packages.iterdir() if p.is_dir()]
+    shutil.copytree(latest, packages / "1999-01")
+    shutil.copyfile(latest.with_suffix(".zip"), packages / "1999-01.zip")
     counts = writer.write_reports(built_warehouse["published"], tmp_path / "out", published=changed)
     assert counts["certificates"] > 1
     assert rendered == [tmp_path / "out" / f"{stem}.pdf"]  # only the page that differs
+    written = tmp_path / "out" / DEAL_ID / "auditor" / "packages"
+    assert sorted(p.name for p in written.iterdir()) == sorted(
+        [latest.name, f"{latest.name}.zip", "1999-01.zip"]
+    )
+    assert (written / "1999-01.zip").stat().st_ino == (packages / "1999-01.zip").stat().st_ino
     for pdf in (tmp_path / "out").rglob("*.pdf"):
         # the auditor report and the auditor's package are written on each run
         if pdf in rendered or "auditor" in pdf.relative_to(tmp_path / "out").parts:

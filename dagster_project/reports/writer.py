@@ -43,7 +43,7 @@ from dagster_project.reports.pdf_render import render_pdf
 from dagster_project.reports.performance import write_performance
 from dagster_project.reports.provenance import Provenance
 from dagster_project.reports.shelf import write_shelf_report
-from dagster_project.warehouse import share_file, share_tree, table_exists
+from dagster_project.warehouse import share_file, table_exists
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -157,15 +157,19 @@ def _shelf_deals() -> dict[str, Deal]:
 
 
 def _auditor_package(con, deal: Deal | None, periods, write: _Writer, data_docs) -> str:
-    """The auditor's package of the trust's latest published Collection Period, beside the
-    packages earlier publications wrote (kept as they were); the index's link to it. `deal`:
-    None for a trust whose deal file is not in this shelf's folder (no package)."""
+    """The auditor's package of the trust's latest published Collection Period (its folder and
+    zip), beside the zips of the packages earlier publications wrote (kept as they were, shared
+    with them); the index's link to it. `deal`: None for a trust whose deal file is not in this
+    shelf's folder (no package)."""
     latest = next((p for p in reversed(periods) if p[4]), None)
     if deal is None or latest is None or not table_exists(con, "quality", "audit_exceptions"):
         return ""
     packages = write.out / "auditor" / "packages"
-    if write.published is not None and (write.published / "auditor" / "packages").is_dir():
-        share_tree(write.published / "auditor" / "packages", packages)
+    earlier = write.published / "auditor" / "packages" if write.published is not None else None
+    if earlier is not None and earlier.is_dir():
+        packages.mkdir(parents=True, exist_ok=True)
+        for archive in earlier.glob("*.zip"):
+            share_file(archive, packages / archive.name)
     period = latest[6]
     docs = data_docs.parent if data_docs else None
     write_package(con, deal, period, packages / period, SamplePlan(), docs, share=True)
