@@ -126,10 +126,15 @@ def insert_rows(con, table: str, rows) -> None:
     rows = list(rows)
     if not rows:
         return
-    types = [column_type for _name, column_type, *_ in con.execute(f"describe {table}").fetchall()]
+    described = con.execute(f"describe {table}").fetchall()
     columns = [list(values) for values in zip(*rows, strict=True)]
-    if len(columns) != len(types):
-        raise ValueError(f"{table} has {len(types)} columns, the rows {len(columns)}")
+    if len(columns) != len(described):
+        raise ValueError(f"{table} has {len(described)} columns, the rows {len(columns)}")
+    for (name, *_), values in zip(described, columns, strict=True):
+        # a list takes one type: a float among decimals would make every value a double
+        if any(isinstance(value, float) for value in values):
+            raise TypeError(f"{table}.{name}: a float among the values (amounts are Decimal)")
+    types = [column_type for _name, column_type, *_ in described]
     unnested = ", ".join(f"unnest(${i}::{kind}[])" for i, kind in enumerate(types, 1))
     con.execute(f"insert into {table} select {unnested}", columns)
 

@@ -6,7 +6,7 @@ import pandas as pd
 
 from dagster_project.quality.suites import Rule, Suite
 from dagster_project.quality.validation import KEPT_RUNS, build_data_docs, validate
-from dagster_project.reports.data_docs import publish_data_docs, trust_data_docs
+from dagster_project.reports.data_docs import covers, publish_data_docs, trust_data_docs
 
 SUITE = Suite(
     "data_docs_probe",
@@ -64,6 +64,10 @@ def test_a_build_renders_the_new_results_and_keeps_the_pages_built_before(tmp_pa
     second.unlink()
     build_data_docs(tmp_path)
     assert second.exists() and first.read_text() == "built before"
+    # a site built with another stylesheet or Great Expectations version is built again whole
+    (_site(tmp_path) / ".built_with").write_text("another version", encoding="utf-8")
+    build_data_docs(tmp_path)
+    assert "Tests 2.3(q)" in first.read_text()
 
 
 def test_each_suite_keeps_its_last_runs(tmp_path):
@@ -140,3 +144,6 @@ def test_a_trust_s_part_of_the_published_evidence_has_its_suites_and_the_shelf_s
         assert (out / link).exists() or link == "../index.html", link
     page = next(out.rglob("validations/caot-x/**/*.html"))
     assert page.stat().st_ino == (published / page.relative_to(out)).stat().st_ino
+    # a trust whose id begins another's (caot-x.1) keeps its own suites
+    assert covers("caot-x.1.schedule_probe", "caot-x.1")
+    assert not covers("caot-x.1.schedule_probe", "caot-x")

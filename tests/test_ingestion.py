@@ -696,5 +696,7 @@ def test_rows_inserted_at_once_keep_every_value_and_type():
     assert con.execute("select * from t").fetchall() == rows
     with pytest.raises(ValueError):
         insert_rows(con, "t", [("too", "short")])
+    with pytest.raises(TypeError, match="t.c: a float"):
+        insert_rows(con, "t", [("x", None, 1.005, None, None, None, None)])
     insert_rows(con, "t", [])
     assert con.execute("select count(*) from t").fetchone() == (3,)

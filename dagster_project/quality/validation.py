@@ -19,6 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dagster_project.checksums import sha256
 from dagster_project.deal import PROJECT_ROOT
 from dagster_project.quality.suites import Rule, Suite
 
@@ -127,23 +128,32 @@ def _context(gx, root: Path):
 def build_data_docs(root: Path | None = None) -> Path:
     """Build the Data Docs (after a run's suites): the page of each stored validation result that
     has none yet (the run's own: a result never changes once stored), its suite's page, and the
-    index, through Great Expectations' incremental build (`resource_identifiers`); the whole site
-    when there is no index yet."""
+    index, through Great Expectations' incremental build (`resource_identifiers`). The whole site
+    when it has no index yet, or was built with another stylesheet or Great Expectations version
+    (every page carries the stylesheet)."""
     gx = great_expectations()
     from great_expectations.data_context.types.resource_identifiers import (
         ExpectationSuiteIdentifier,  # the type build_data_docs takes (its signature)
     )
 
-    context = _context(gx, root or gx_dir())
-    if not data_docs_index(root).exists():
+    root = root or gx_dir()
+    context = _context(gx, root)
+    site = data_docs_index(root).parent
+    built_with = site / ".built_with"
+    fingerprint = f"{gx.__version__} {sha256(STYLESHEET)}"
+    if not data_docs_index(root).exists() or not (
+        built_with.exists() and built_with.read_text(encoding="utf-8") == fingerprint
+    ):
         context.build_data_docs()
+        built_with.write_text(fingerprint, encoding="utf-8")
         return data_docs_index(root)
+    # a result's page: validations/<its identifier's parts>.html (as prune_results finds them)
     new = [
         key
         for key in context.validation_results_store.list_keys()
-        if not any(
-            site["site_url"] for site in context.get_docs_sites_urls(resource_identifier=key)
-        )
+        if not site.joinpath(
+            "validations", *key.to_tuple()[:-1], key.to_tuple()[-1] + ".html"
+        ).exists()
     ]
     suites = {key.expectation_suite_identifier.name for key in new}
     identifiers = [*new, *(ExpectationSuiteIdentifier(name=name) for name in sorted(suites))]

@@ -86,7 +86,7 @@ def publish_data_docs(site_index: Path, out: Path) -> Path | None:
 def covers(suite: str, deal_id: str) -> bool:
     """Whether a suite is evidence about the trust: its own suites (named `<deal_id>.<suite>`)
     and the shelf's (named without a trust: the servicing criteria of every trust's periods)."""
-    return suite.startswith(f"{deal_id}.") or "." not in suite
+    return suite.rpartition(".")[0] in ("", deal_id)
 
 
 def trust_data_docs(published: Path, out: Path, deal_id: str, share: bool = False) -> None:
