@@ -122,25 +122,18 @@ settlements as (
 ),
 
 history_periods as (
-    -- a seeded receivable's recomputed periods (read through the window's test on the table)
+    -- the recomputed periods of the receivables folded: one seeded continues from its last row
+    -- kept; one first advanced on in the window is folded from its first advance, a period of the
+    -- window (nothing is retained before it: receipts count from it, in_fold below)
     select * from receivable_periods
     where
         {{ is_rebuilt() }}
         and (deal_id, receivable_id) in (
             select
-                seeds.deal_id,
-                seeds.receivable_id
-            from seeds
+                folded_receivables.deal_id,
+                folded_receivables.receivable_id
+            from folded_receivables
         )
-    union all
-    -- a receivable first advanced on in the window: its every period
-    select * from receivable_periods
-    where (deal_id, receivable_id) in (
-        select
-            first_advances.deal_id,
-            first_advances.receivable_id
-        from first_advances
-    )
 ),
 
 history as (
@@ -188,15 +181,20 @@ history as (
 ),
 
 in_fold as (
-    -- receipts after the settled period are not retained, and an advance after it is not carried
+    -- receipts after the settled period are not retained, and an advance after it is not carried;
+    -- receipts before the first advance reimburse nothing (4.2: no advance outstanding), so they
+    -- are not counted (a full build and a window build fold the same receipts)
     select
         *,
         case when is_advance_eligible then scheduled_interest_shortfall_cents else 0 end
             as advance_limit_cents,
         case when period_number > settled_period_number then 0 else advance_cents end
             as folded_advance_cents,
-        case when period_number > settled_period_number then 0 else received_cents end
-            as folded_received_cents
+        case
+            when period_number > settled_period_number then 0
+            when period_number < first_advance_period_number then 0
+            else received_cents
+        end as folded_received_cents
     from history
 ),
 
