@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from dagster_project.quality.validation import STYLESHEET
-from dagster_project.warehouse import share_file
+from dagster_project.warehouse import share_file, share_tree
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ def _when(run_time: str) -> str:
 
 
 MANIFEST = "validations.json"  # the validations a published folder holds (trust_data_docs)
+COPY_TREE = partial(shutil.copytree, dirs_exist_ok=True)  # a folder copied (share_tree's merge)
 
 
 def publish_data_docs(site_index: Path, out: Path) -> Path | None:
@@ -80,7 +81,7 @@ def publish_data_docs(site_index: Path, out: Path) -> Path | None:
     if not validations:
         return None
     shutil.rmtree(out, ignore_errors=True)
-    return _write_site(validations, site, out, shutil.copytree, shutil.copyfile)
+    return _write_site(validations, site, out, COPY_TREE, shutil.copyfile)
 
 
 def covers(suite: str, deal_id: str) -> bool:
@@ -95,7 +96,7 @@ def trust_data_docs(published: Path, out: Path, deal_id: str, share: bool = Fals
     trust). `share`: hard links (warehouse.share_file) instead of copies. A folder published
     without its list of validations is copied whole."""
     manifest = published / MANIFEST
-    copy_tree = partial(shutil.copytree, copy_function=share_file) if share else shutil.copytree
+    copy_tree = share_tree if share else COPY_TREE
     if not manifest.exists():
         copy_tree(published, out)
         return
@@ -118,7 +119,7 @@ def _write_site(validations: list[Validation], source: Path, out: Path, copy_tre
             copy_file(source / suite_page(suite), out / suite_page(suite))
     for validation in validations:
         run = validation.page.parent
-        copy_tree(source / run, out / run, dirs_exist_ok=True)
+        copy_tree(source / run, out / run)
     (out / MANIFEST).write_text(
         json.dumps([{**asdict(v), "page": v.page.as_posix()} for v in validations], indent=1),
         encoding="utf-8",
