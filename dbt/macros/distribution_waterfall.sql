@@ -28,18 +28,32 @@
     {%- for key in keys %}{{ left }}.{{ key }} = {{ right }}.{{ key }}{{ ' and ' if not loop.last }}{% endfor -%}
 {%- endmacro %}
 
-{% macro distribution_waterfall(period_inputs, opening_state, keys=['deal_id']) %}
-    {{- return(adapter.dispatch('distribution_waterfall', 'caot')(period_inputs, opening_state, keys)) -}}
+{#- `kept_state` (DuckDB): state rows to start from besides `opening_state`, one per class at the
+    last Distribution Date a build kept (the model's own rows, with the columns of next_state). -#}
+{% macro distribution_waterfall(period_inputs, opening_state, keys=['deal_id'], kept_state=none) %}
+    {{- return(adapter.dispatch('distribution_waterfall', 'caot')(period_inputs, opening_state, keys, kept_state)) -}}
 {% endmacro %}
 
 {#- DuckDB: a recursive CTE, one round per Distribution Date. -#}
-{% macro default__distribution_waterfall(period_inputs, opening_state, keys) %}
+{% macro default__distribution_waterfall(period_inputs, opening_state, keys, kept_state) %}
 with recursive
 
 {{ waterfall_relations(period_inputs, opening_state) }},
 
 state as (
     {{ waterfall_opening_state(keys) }}
+    {%- if kept_state is not none %}
+    union all
+    select
+        {% for key in keys %}kept.{{ key }}, {% endfor %}
+        kept.period_number,
+        kept.class_id,
+        {%- for column in waterfall_state_columns() %}
+        kept.{{ column }},
+        {%- endfor %}
+        null::{{ json_type() }} as amounts
+    from {{ kept_state }} as kept
+    {%- endif %}
     union all
     (
         with
@@ -58,7 +72,10 @@ where amounts is not null
     which every round needs, so the model is a fold (macros/period_fold.sql): the opening state,
     then one insert per Distribution Date reading the latest date of each waterfall, then the
     result. -#}
-{% macro spark__distribution_waterfall(period_inputs, opening_state, keys) %}
+{% macro spark__distribution_waterfall(period_inputs, opening_state, keys, kept_state) %}
+{%- if kept_state is not none -%}
+    {{ exceptions.raise_compiler_error('distribution_waterfall: the Spark fold computes every date (no kept_state)') }}
+{%- endif %}
 with
 
 {{ waterfall_relations(period_inputs, opening_state) }}
@@ -98,6 +115,17 @@ deals as (
 steps as (
     select * from {{ ref('priority_of_payments') }}
 )
+{%- endmacro %}
+
+{#- The state a Distribution Date leaves for the next, after the keys, period_number and class_id
+    (each state row's columns, in this order, then `amounts`). -#}
+{% macro waterfall_state_columns() -%}
+    {{ return([
+        'balance_end_cents', 'unpaid_monthly_interest_end_cents', 'unpaid_other_interest_end_cents',
+        'reserve_balance_end_cents', 'servicing_fee_unpaid_end_cents', 'advances_unpaid_end_cents',
+        'transition_unpaid_end_cents', 'indemnity_unpaid_end_cents', 'additional_fee_unpaid_end_cents',
+        'capped_paid_to_date_end_cents',
+    ]) }}
 {%- endmacro %}
 
 {#- The state before the first Distribution Date computed, one row per class. -#}

@@ -50,6 +50,23 @@
     {%- endif -%}
 {%- endmacro %}
 
+{#- The pre-hook of the waterfall (int_waterfall__distribution_dates, one row per trust,
+    Distribution Date and class): a trust's dates from its window's first Collection Period on are
+    deleted (each date's state carries to the next, so every later one is recomputed), the
+    earlier ones kept. Nothing on a build that is not incremental. -#}
+{% macro delete_window_dates() -%}
+    {%- if is_incremental() -%}
+        delete from {{ this }} as kept
+        where exists (
+            select 1 from {{ ref('stg_deal__payment_calendar') }} as calendar
+            where
+                calendar.deal_id = kept.deal_id
+                and calendar.period_number = kept.period_number
+                and {{ in_window('calendar.deal_id', 'calendar.collection_period') }}
+        )
+    {%- endif -%}
+{%- endmacro %}
+
 {#- A mart computed row by row from one loan-level model (fct_receivable_period from the principal
     balances): on DuckDB a view, so its rows are stored once and a build writes nothing for it
     (readers' filters reach the table under it); on Spark a table, like the loan-level models. -#}

@@ -89,8 +89,16 @@
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
 
-{#- How a model that folds over periods is built: a table from a recursive CTE on DuckDB, the
-    period_fold materialization on Spark. -#}
-{% macro fold_materialization() -%}{{ return(adapter.dispatch('fold_materialization', 'caot')()) }}{%- endmacro %}
-{% macro default__fold_materialization() -%}{{ return('table') }}{%- endmacro %}
-{% macro spark__fold_materialization() -%}{{ return('period_fold') }}{%- endmacro %}
+{#- How the waterfall (int_waterfall__distribution_dates) is built: on DuckDB incremental, a
+    recursive CTE from the state kept before each trust's window (macros/incremental.sql,
+    delete_window_dates); on Spark the period_fold materialization, every date computed. -#}
+{% macro fold_config() -%}{{ return(adapter.dispatch('fold_config', 'caot')()) }}{%- endmacro %}
+{% macro default__fold_config() -%}
+    {{ config(
+        materialized='incremental',
+        incremental_strategy='append',
+        on_schema_change='fail',
+        pre_hook="{{ delete_window_dates() }}"
+    ) }}
+{%- endmacro %}
+{% macro spark__fold_config() -%}{{ config(materialized='period_fold') }}{%- endmacro %}

@@ -2,7 +2,7 @@
     The constructs that differ between the engines the project runs on (profiles.yml: DuckDB, the
     default, and Apache Spark), one dispatched macro each (dbt's adapter.dispatch); default__ is
     DuckDB. The other dispatched macros: simple_interest_fold, loan_level_incremental_config,
-    distribution_waterfall, fold_materialization and register_sources. No model uses engine-only
+    distribution_waterfall, fold_config and register_sources. No model uses engine-only
     syntax outside them (DuckDB's incremental branches aside).
 -#}
 

@@ -6,7 +6,8 @@ schedule as (
 ),
 
 periods as (
-    select * from {{ ref('fct_receivable_period') }}
+    -- the receivable-periods that carry an outcome (the others are outstanding, zero amounts)
+    select * from {{ ref('int_receivable_period__outcomes') }}
 ),
 
 outcomes as (
@@ -22,18 +23,8 @@ outcomes as (
         sum(liquidation_proceeds_amount) as liquidation_proceeds_amount,
         sum(net_loss_amount) as net_loss_amount,
         sum(purchase_principal_amount + purchase_interest_amount) as purchase_amount
+    -- a receivable with no such row is outstanding with zero amounts (the left join's defaults)
     from periods
-    -- only the receivable-periods that carry one of these outcomes (a receivable with none is
-    -- outstanding with zero amounts, the left join's defaults below): most of the shelf's rows
-    -- are left out before grouping
-    where
-        is_default_period
-        or is_purchase_period
-        or not is_outstanding
-        or defaulted_principal_amount <> 0
-        or liquidation_proceeds_amount <> 0
-        or net_loss_amount <> 0
-        or purchase_principal_amount + purchase_interest_amount <> 0
     group by deal_id, receivable_id
 ),
 

@@ -10,7 +10,8 @@
 with
 
 periods as (
-    select * from {{ ref('fct_receivable_period') }}
+    -- every default and every receipt of Liquidation Proceeds is among these rows
+    select * from {{ ref('int_receivable_period__outcomes') }}
 ),
 
 defaults as (
