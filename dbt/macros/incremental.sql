@@ -206,8 +206,7 @@
 
     select * from before_window
     union all
-    -- the kept rows are those before the trust's first period in the window (or of no period,
-    -- such as a fold's step 0): a comparison after the join, on the few rows it keeps
+    -- the kept rows are those outside the window (or of no period, such as a fold's step 0)
     select
         previous_build.deal_id,
         previous_build.receivable_id,
@@ -215,15 +214,12 @@
     from {{ kept_relation }} as previous_build
     inner join elsewhere
         on previous_build.deal_id = elsewhere.deal_id and previous_build.receivable_id = elsewhere.receivable_id
-    left join {{ window_starts() }}
-        on previous_build.deal_id = window_starts.deal_id
     where
         {%- if not var('rebuild_from', {}) %}
             false  -- no window: every row is recomputed, none kept
         {%- else %}
-            window_starts.deal_id is null
-            or previous_build.collection_period is null
-            or previous_build.collection_period < window_starts.first_period
+            previous_build.collection_period is null
+            or not {{ in_window('previous_build.deal_id', 'previous_build.collection_period') }}
         {%- endif %}
     group by previous_build.deal_id, previous_build.receivable_id
 {%- endmacro %}

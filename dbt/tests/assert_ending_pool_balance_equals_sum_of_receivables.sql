@@ -1,4 +1,5 @@
 -- Art. I "Pool Balance": the aggregate Principal Balance of the Receivables at the period end.
+-- A build with a window checks its window's periods (macros/incremental.sql).
 -- in Dagster, an asset check on the model it is about (it reads several)
 {{ config(meta={'dagster': {'ref': {'name': 'fct_pool_period'}}}) }}
 with receivables as (
@@ -7,6 +8,7 @@ with receivables as (
         collection_period,
         sum(ending_balance) as receivable_total
     from {{ ref('fct_receivable_period') }}
+    where {{ in_window() }}
     group by deal_id, collection_period
 )
 

@@ -2,7 +2,8 @@
 -- cent of obligor payments is interest, fees or principal, Liquidation Proceeds (received on a
 -- Defaulted Receivable) or excluded (received on a Purchased Receivable), and the pool moves by
 -- exactly the principal, purchases and defaults. Over the Collection Periods computed (every
--- earlier tape loaded).
+-- earlier tape loaded); a build with a window checks its window's periods (the builds that kept
+-- the others checked them, macros/incremental.sql).
 -- in Dagster, an asset check on the model it is about (it reads several)
 {{ config(meta={'dagster': {'ref': {'name': 'fct_receivable_period'}}}) }}
 with transactions as (
@@ -13,7 +14,10 @@ with transactions as (
     from {{ ref('stg_servicer__payment_transactions') }} as transactions
     inner join {{ ref('int_collection_period__tape_status') }} as periods
         on transactions.deal_id = periods.deal_id and transactions.collection_period = periods.collection_period
-    where transactions.transaction_type in ('payment', 'rebate') and periods.is_computable
+    where
+        transactions.transaction_type in ('payment', 'rebate')
+        and periods.is_computable
+        and {{ in_window('transactions.deal_id', 'transactions.collection_period') }}
     group by transactions.deal_id, transactions.collection_period
 ),
 
@@ -26,6 +30,7 @@ allocated as (
             + rebate_principal_amount + receipts_as_liquidation_amount + receipts_after_purchase_amount
         ) as allocated
     from {{ ref('fct_receivable_period') }}
+    where {{ in_window() }}
     group by deal_id, collection_period
 )
 

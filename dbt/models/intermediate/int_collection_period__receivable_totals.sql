@@ -66,15 +66,6 @@ receivable_history as (
     window receivable_order as (partition by deal_id, receivable_id order by period_number)
 ),
 
-last_loaded as (
-    -- each trust's last Collection Period on the tapes
-    select
-        deal_id,
-        max(period_number) as period_number
-    from {{ ref('fct_receivable_period') }}
-    group by deal_id
-),
-
 pool_totals as (
     -- the pool roll-forward (Exhibit A lines 1-7), collections (lines 17-22), losses (lines
     -- 75-77), delinquency (line 78) and the weighted averages (lines 12-14) of fct_pool_period
@@ -172,26 +163,6 @@ tape_measures as (
     group by history.deal_id, history.collection_period
 ),
 
-missing_receivables as (
-    -- a receivable outstanding at a period end must be on the next period's tape
-    select
-        calendar.deal_id,
-        calendar.collection_period,
-        count(*) as missing_receivable_count
-    from receivable_history
-    inner join calendar
-        on
-            receivable_history.deal_id = calendar.deal_id
-            and calendar.period_number = receivable_history.period_number + 1
-    inner join last_loaded on receivable_history.deal_id = last_loaded.deal_id
-    where
-        receivable_history.is_outstanding
-        and {{ is_rebuilt('calendar.deal_id', 'calendar.collection_period') }}
-        and receivable_history.period_number + 1 <= last_loaded.period_number
-        and receivable_history.next_period_number is distinct from receivable_history.period_number + 1
-    group by calendar.deal_id, calendar.collection_period
-),
-
 computed_periods as (
     -- every Collection Period computed in this build, even one whose tape has no row (no
     -- receivable outstanding any more: its totals are zero)
@@ -201,6 +172,24 @@ computed_periods as (
         tape_status.period_number
     from {{ ref('int_collection_period__tape_status') }} as tape_status
     where tape_status.is_computable and {{ is_rebuilt('tape_status.deal_id', 'tape_status.collection_period') }}
+),
+
+missing_receivables as (
+    -- a receivable outstanding at a period end must be on the next period's tape (each period
+    -- computed: its tape and every earlier one loaded)
+    select
+        computed_periods.deal_id,
+        computed_periods.collection_period,
+        count(*) as missing_receivable_count
+    from receivable_history
+    inner join computed_periods
+        on
+            receivable_history.deal_id = computed_periods.deal_id
+            and computed_periods.period_number = receivable_history.period_number + 1
+    where
+        receivable_history.is_outstanding
+        and receivable_history.next_period_number is distinct from receivable_history.period_number + 1
+    group by computed_periods.deal_id, computed_periods.collection_period
 ),
 
 {%- set pool_columns = [
