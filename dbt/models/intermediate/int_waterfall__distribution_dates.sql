@@ -8,13 +8,13 @@
 -- Incremental on DuckDB (macros/incremental.sql): a build with a window deletes each of its
 -- trusts' dates from the window's first Collection Period on and computes them again from the
 -- state after the last date kept (a trust with none kept: from its opening state); the other
--- trusts' dates are kept.
+-- trusts' dates are kept. A build without the window computes every date.
 {{ fold_config() }}
 -- depends_on: {{ ref('stg_deal__payment_calendar') }}
 
 {%- set opening_state = ref('int_waterfall__opening_state') %}
 {%- set kept_state = none %}
-{%- if is_incremental() %}
+{%- if is_incremental() and var('rebuild_from', {}) %}
     {%- set kept_state -%}
         (
             select kept.*
