@@ -88,6 +88,7 @@ def test_the_publication_keeps_the_newest_validation_of_each_suite_readable_offl
 
     index = published.read_text()
     assert "<script" not in index and "http" not in index  # plain HTML, nothing to fetch
+    assert "<a href='../index.html'>All trusts</a>" in index  # the shelf's index above it
     assert "run-published" in index and "passed" in index
     assert "run-earlier" not in index and "run-after-publication" not in index
     pages = [p.relative_to(published.parent).as_posix() for p in published.parent.rglob("*.html")]
@@ -139,6 +140,8 @@ def test_a_trust_s_part_of_the_published_evidence_has_its_suites_and_the_shelf_s
     assert len([p for p in pages if p.startswith("validations/")]) == 2
     index = (out / "index.html").read_text()
     assert "caot-x.schedule_probe" in index and "data_docs_probe" in index
+    # the folder above is the package (its summary), not the shelf
+    assert "<a href='../index.html'>The auditor&#x27;s package</a>" in index
     assert "caot-y" not in index
     for link in re.findall(r'href="([^"#]+)"', index):
         assert (out / link).exists() or link == "../index.html", link

@@ -81,7 +81,7 @@ def publish_data_docs(site_index: Path, out: Path) -> Path | None:
     if not validations:
         return None
     shutil.rmtree(out, ignore_errors=True)
-    return _write_site(validations, site, out, COPY_TREE, shutil.copyfile)
+    return _write_site(validations, site, out, COPY_TREE, shutil.copyfile, up="All trusts")
 
 
 def covers(suite: str, deal_id: str) -> bool:
@@ -105,12 +105,14 @@ def trust_data_docs(published: Path, out: Path, deal_id: str, share: bool = Fals
         for stored in json.loads(manifest.read_text(encoding="utf-8"))
         if covers(stored["suite"], deal_id)
     ]
-    _write_site(validations, published, out, copy_tree, share_file if share else shutil.copyfile)
+    copy_file = share_file if share else shutil.copyfile
+    _write_site(validations, published, out, copy_tree, copy_file, up="The auditor's package")
 
 
-def _write_site(validations: list[Validation], source: Path, out: Path, copy_tree, copy_file):
+def _write_site(validations: list[Validation], source: Path, out: Path, copy_tree, copy_file, up):
     """The static files, the suites' pages and the validations' pages of `source` in `out`, with
-    the index and the list of validations; returns the index."""
+    the index (its link to the folder above named `up`) and the list of validations; returns the
+    index."""
     if (source / "static").exists():
         copy_tree(source / "static", out / "static")
     for suite in sorted({v.suite for v in validations}):
@@ -125,11 +127,11 @@ def _write_site(validations: list[Validation], source: Path, out: Path, copy_tre
         encoding="utf-8",
     )
     index = out / "index.html"
-    index.write_text(_index(validations, out), encoding="utf-8")
+    index.write_text(_index(validations, out, up), encoding="utf-8")
     return index
 
 
-def _index(validations: list[Validation], site: Path) -> str:
+def _index(validations: list[Validation], site: Path, up: str) -> str:
     css = STYLESHEET.read_text(encoding="utf-8")  # the Data Docs' own (quality/validation.py)
     rows = []
     for v in validations:
@@ -163,5 +165,6 @@ def _index(validations: list[Validation], site: Path) -> str:
         "<table class='table'><thead><tr><th>suite</th><th>build</th><th>validated at</th>"
         "<th class='number'>expectations</th><th>outcome</th><th></th></tr></thead><tbody>"
         + "".join(rows)
-        + "</tbody></table><p><a href='../index.html'>All trusts</a></p></main></body></html>"
+        + f"</tbody></table><p><a href='../index.html'>{html.escape(up)}</a></p>"
+        + "</main></body></html>"
     )
