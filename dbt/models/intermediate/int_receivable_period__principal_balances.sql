@@ -245,20 +245,20 @@ carried as (
         max(period_number) over before_now as prior_period_number,
         coalesce({{ last_non_null('period_balance_cents') }} over before_now, cutoff_balance_cents)
             as prior_balance_cents,
-        -- the first period of each event (the periods known from an earlier build first)
-        coalesce(
-            max(prior_purchase_period_number) over whole_history,
-            min(case when is_purchase_event then period_number end) over whole_history
-        ) as purchase_period_number,
-        coalesce(
-            max(prior_default_period_number) over whole_history,
-            min(
+        -- the first period of each event: one known from an earlier build (on the seed, before
+        -- every period recomputed) or the first recomputed period that has it
+        min(
+            coalesce(prior_purchase_period_number, case when is_purchase_event then period_number end)
+        ) over whole_history as purchase_period_number,
+        min(
+            coalesce(
+                prior_default_period_number,
                 case
                     when is_delinquency_default or is_sale_default or is_uncollectible_default
                         then period_number
                 end
-            ) over whole_history
-        ) as default_event_period_number
+            )
+        ) over whole_history as default_event_period_number
     from events
     window
         so_far as (
