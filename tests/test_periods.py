@@ -97,9 +97,11 @@ def test_a_missing_period_then_its_late_delivery_and_a_restated_market_input(inp
     work = tmp_path / "work" / "warehouse.duckdb"
     assert differences_from_a_full_build(work, tmp_path / "scratch") == {}
 
-    # 3. a restated market input (the floating index of the last period): the floating class's
-    # interest follows, and the warehouse equals a build from scratch
-    rate_date = distribution_date(tmp_path, periods[-1])
+    # 3. a restated market input for an earlier date (the floating index three periods before
+    # the last), in a run of the last period only: the floating class's interest of that date
+    # follows, and so does every date after it (the waterfall is computed again from the first
+    # date whose inputs changed): the warehouse equals a build from scratch
+    rate_date = distribution_date(tmp_path, periods[-4])
     floating_interest = (
         "select monthly_interest_amount from marts.fct_note_distribution "
         "where class_id = 'A-2b' and distribution_date = ?"

@@ -128,6 +128,65 @@ steps as (
     ]) }}
 {%- endmacro %}
 
+{#- The period inputs the waterfall reads for a date (`relation`: a row of them), as one text of
+    integers (days, index rate in billionths, amounts in cents; an empty field for none), kept in
+    each date's `amounts` ("inputs"). A column the rules read from the period inputs belongs in
+    it: an incremental build recomputes a trust from the first date whose inputs are no longer
+    those it was computed with (waterfall_recompute_from). -#}
+{% macro waterfall_inputs_text(relation) -%}
+    {%- set integers = [
+        relation ~ '.actual_accrual_days',
+        relation ~ '.thirty_360_accrual_days',
+        '(' ~ relation ~ '.index_rate * 1000000000)::' ~ cents_type(),
+    ] -%}
+    {%- for amount in [
+        'beginning_pool_balance', 'ending_pool_balance', 'overcollateralization_target_amount',
+        'principal_collections_amount', 'finance_charge_collections_amount',
+        'liquidation_principal_amount', 'liquidation_finance_charge_amount',
+        'purchase_principal_amount', 'purchase_finance_charge_amount',
+        'collection_account_interest_amount', 'simple_interest_advances_amount',
+        'reserve_investment_earnings_amount', 'unreimbursed_servicer_advances_amount',
+        'transition_expenses_amount', 'indemnity_amounts_amount', 'additional_servicing_fee_amount',
+    ] -%}
+        {%- do integers.append(to_cents(relation ~ '.' ~ amount)) -%}
+    {%- endfor -%}
+    concat_ws('|'
+    {%- for value in integers %}, coalesce(cast({{ value }} as string), ''){% endfor -%}
+    )
+{%- endmacro %}
+
+{#- Each trust's first Distribution Date that an incremental build computes again (DuckDB): the
+    first date of `stored` (the model's rows) whose period inputs are not those it was computed
+    with, or that has none now, or the first date of `period_inputs` with nothing stored. The
+    dates before it were computed from the same inputs, each from the one before, so they are
+    what a build of every date gives; every date from it on is computed again. -#}
+{% macro waterfall_recompute_from(stored, period_inputs) -%}
+    select
+        deal_id,
+        min(period_number) as period_number
+    from (
+        select
+            stored.deal_id,
+            stored.period_number
+        from {{ stored }} as stored
+        left join {{ period_inputs }} as inputs
+            on stored.deal_id = inputs.deal_id and stored.period_number = inputs.period_number
+        where
+            inputs.deal_id is null
+            or {{ json_text('stored.amounts', '$.inputs') }} is distinct from {{ waterfall_inputs_text('inputs') }}
+        union all
+        select
+            inputs.deal_id,
+            inputs.period_number
+        from {{ period_inputs }} as inputs
+        where not exists (
+            select 1 from {{ stored }} as stored
+            where stored.deal_id = inputs.deal_id and stored.period_number = inputs.period_number
+        )
+    ) as changed
+    group by deal_id
+{%- endmacro %}
+
 {#- The state before the first Distribution Date computed, one row per class. -#}
 {% macro waterfall_opening_state(keys) %}
     select
@@ -564,13 +623,20 @@ steps as (
                 ] %}
                     {%- do class_amounts.update({column: 'class_interest_unpaid.' ~ column}) %}
                 {%- endfor %}
-                to_json({{ record({'class': record(class_amounts), 'deal': deal}) }}) as amounts
+                to_json({{ record({
+                    'class': record(class_amounts),
+                    'deal': deal,
+                    'inputs': waterfall_inputs_text('date_inputs'),
+                }) }}) as amounts
             from class_interest_unpaid
             {%- if not carries_rows() %}
             inner join payments
                 on {{ same_keys('class_interest_unpaid', 'payments', keys) }}
                 and class_interest_unpaid.period_number = payments.period_number
             {%- endif %}
+            inner join inputs as date_inputs
+                on {{ same_keys('class_interest_unpaid', 'date_inputs', keys) }}
+                and class_interest_unpaid.period_number = date_inputs.period_number
         )
 
 {%- endmacro %}

@@ -51,19 +51,18 @@
 {%- endmacro %}
 
 {#- The pre-hook of the waterfall (int_waterfall__distribution_dates, one row per trust,
-    Distribution Date and class): a trust's dates from its window's first Collection Period on are
-    deleted (each date's state carries to the next, so every later one is recomputed), the
-    earlier ones kept. Nothing on a build that is not incremental. -#}
-{% macro delete_window_dates() -%}
+    Distribution Date and class): each trust's dates from the first one whose period inputs
+    changed since it was computed (waterfall_recompute_from) are deleted, the earlier ones kept.
+    The window var plays no part: a new or restated tape changes its date's pool figures, a
+    restated market input (index rate, account earnings) its date's, whatever the run's
+    partitions. Nothing on a build that is not incremental. -#}
+{% macro delete_dates_to_recompute() -%}
     {%- if is_incremental() -%}
         delete from {{ this }} as kept
-        where exists (
-            select 1 from {{ ref('stg_deal__payment_calendar') }} as calendar
-            where
-                calendar.deal_id = kept.deal_id
-                and calendar.period_number = kept.period_number
-                and {{ in_window('calendar.deal_id', 'calendar.collection_period') }}
-        )
+        using (
+            {{ waterfall_recompute_from(this, ref('int_waterfall__period_inputs')) }}
+        ) as recompute
+        where kept.deal_id = recompute.deal_id and kept.period_number >= recompute.period_number
     {%- endif -%}
 {%- endmacro %}
 

@@ -90,15 +90,15 @@
 {% endmaterialization %}
 
 {#- How the waterfall (int_waterfall__distribution_dates) is built: on DuckDB incremental, a
-    recursive CTE from the state kept before each trust's window (macros/incremental.sql,
-    delete_window_dates); on Spark the period_fold materialization, every date computed. -#}
+    recursive CTE from each trust's last date kept (macros/incremental.sql,
+    delete_dates_to_recompute); on Spark the period_fold materialization, every date computed. -#}
 {% macro fold_config() -%}{{ return(adapter.dispatch('fold_config', 'caot')()) }}{%- endmacro %}
 {% macro default__fold_config() -%}
     {{ config(
         materialized='incremental',
         incremental_strategy='append',
         on_schema_change='fail',
-        pre_hook="{{ delete_window_dates() }}"
+        pre_hook="{{ delete_dates_to_recompute() }}"
     ) }}
 {%- endmacro %}
 {% macro spark__fold_config() -%}{{ config(materialized='period_fold') }}{%- endmacro %}
