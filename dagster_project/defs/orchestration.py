@@ -3,7 +3,8 @@
 - monthly_servicing_run (partitioned by trust and Collection Period): the trusts' deal terms,
   schedules and market inputs (a no-op when unchanged), the partitions' tapes, then everything
   that depends on them: the dbt models (the loan-level ones recompute only the window of the
-  run's periods, the others are views or small tables), the certificate gate and publication
+  run's periods, the waterfall each trust from its first date whose inputs changed, the others
+  are views or small tables), the certificate gate and publication
   with the reports. A run over several partitions (a backfill, single run) loads them all, then
   builds once. The schedule, the sensor, the command line and the UI all run this job.
 - rebuild_warehouse (no partitions): every asset but the tapes, every dbt row recomputed: after a

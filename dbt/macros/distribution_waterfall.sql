@@ -43,15 +43,9 @@ with recursive
 state as (
     {{ waterfall_opening_state(keys) }}
     {%- if kept_state is not none %}
-    union all
-    select
-        {% for key in keys %}kept.{{ key }}, {% endfor %}
-        kept.period_number,
-        kept.class_id,
-        {%- for column in waterfall_state_columns() %}
-        kept.{{ column }},
-        {%- endfor %}
-        null::{{ json_type() }} as amounts
+    -- the kept rows are the model's own: the state's columns, by name
+    union all by name
+    select * replace (null::{{ json_type() }} as amounts)
     from {{ kept_state }} as kept
     {%- endif %}
     union all
@@ -115,17 +109,6 @@ deals as (
 steps as (
     select * from {{ ref('priority_of_payments') }}
 )
-{%- endmacro %}
-
-{#- The state a Distribution Date leaves for the next, after the keys, period_number and class_id
-    (each state row's columns, in this order, then `amounts`). -#}
-{% macro waterfall_state_columns() -%}
-    {{ return([
-        'balance_end_cents', 'unpaid_monthly_interest_end_cents', 'unpaid_other_interest_end_cents',
-        'reserve_balance_end_cents', 'servicing_fee_unpaid_end_cents', 'advances_unpaid_end_cents',
-        'transition_unpaid_end_cents', 'indemnity_unpaid_end_cents', 'additional_fee_unpaid_end_cents',
-        'capped_paid_to_date_end_cents',
-    ]) }}
 {%- endmacro %}
 
 {#- The period inputs the waterfall reads for a date (`relation`: a row of them), as one text of

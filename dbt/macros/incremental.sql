@@ -9,7 +9,10 @@
     --full-refresh build, every row is computed: a bare `dbt build` is never wrong, only slower.
 
     The models use dbt's delete+insert strategy keyed by (deal_id, collection_period): the
-    recomputed periods replace the same periods in the table.
+    recomputed periods replace the same periods in the table. The waterfall (one row per
+    Distribution Date, each carrying the state of the one before) needs no window: its pre-hook
+    deletes each trust's dates from the first whose inputs changed (delete_dates_to_recompute),
+    and the build appends them again.
 -#}
 
 {#- True for the rows this build recomputes (in an incremental model's own SQL). -#}

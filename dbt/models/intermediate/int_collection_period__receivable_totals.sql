@@ -44,6 +44,23 @@ earlier as (
             'is_outstanding': 'is_outstanding'
         }, 'period_number', among='rebuilt', relation=ref('fct_receivable_period')) }}
     ) as kept
+    union all
+    -- a receivable on the tape just before the window and on none of the window's: outstanding
+    -- there, it is missing from the window's first period (missing_receivables below)
+    select
+        kept.deal_id,
+        kept.receivable_id,
+        kept.period_number,
+        kept.reported_ending_balance,
+        kept.is_outstanding,
+        true as is_earlier
+    from {{ ref('fct_receivable_period') }} as kept
+    where
+        {{ period_before_window('kept.deal_id', 'kept.collection_period') }}
+        and not exists (
+            select 1 from rebuilt
+            where rebuilt.deal_id = kept.deal_id and rebuilt.receivable_id = kept.receivable_id
+        )
 ),
 {% endif %}
 
