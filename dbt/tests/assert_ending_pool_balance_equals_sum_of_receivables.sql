@@ -12,12 +12,15 @@ with receivables as (
     group by deal_id, collection_period
 )
 
+-- a period with no receivable on its tape has none outstanding: its Pool Balance must be zero
 select
     pool.deal_id,
     pool.collection_period,
     pool.ending_pool_balance,
-    receivables.receivable_total
+    coalesce(receivables.receivable_total, 0) as receivable_total
 from {{ ref('fct_pool_period') }} as pool
-inner join receivables
+left join receivables
     on pool.deal_id = receivables.deal_id and pool.collection_period = receivables.collection_period
-where pool.ending_pool_balance <> receivables.receivable_total
+where
+    {{ in_window('pool.deal_id', 'pool.collection_period') }}
+    and pool.ending_pool_balance <> coalesce(receivables.receivable_total, 0)
