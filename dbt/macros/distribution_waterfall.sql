@@ -111,13 +111,14 @@ steps as (
 )
 {%- endmacro %}
 
-{#- The period inputs the waterfall reads for a date (`relation`: a row of them), as one text of
-    integers (days, index rate in billionths, amounts in cents; an empty field for none), kept in
-    each date's `amounts` ("inputs"). A column the rules read from the period inputs belongs in
-    it: an incremental build recomputes a trust from the first date whose inputs are no longer
-    those it was computed with (waterfall_recompute_from). -#}
+{#- The period inputs the waterfall reads for a date (`relation`: a row of them), as one text (the
+    date, then integers: days, index rate in billionths, amounts in cents; an empty field for
+    none), kept in each date's `amounts` ("inputs"). A column the rules read from the period
+    inputs belongs in it: a monthly run recomputes a trust from the first date whose inputs are
+    no longer those it was computed with (waterfall_recompute_from). -#}
 {% macro waterfall_inputs_text(relation) -%}
-    {%- set integers = [
+    {%- set fields = [
+        relation ~ '.distribution_date',
         relation ~ '.actual_accrual_days',
         relation ~ '.thirty_360_accrual_days',
         '(' ~ relation ~ '.index_rate * 1000000000)::' ~ cents_type(),
@@ -131,10 +132,10 @@ steps as (
         'reserve_investment_earnings_amount', 'unreimbursed_servicer_advances_amount',
         'transition_expenses_amount', 'indemnity_amounts_amount', 'additional_servicing_fee_amount',
     ] -%}
-        {%- do integers.append(to_cents(relation ~ '.' ~ amount)) -%}
+        {%- do fields.append(to_cents(relation ~ '.' ~ amount)) -%}
     {%- endfor -%}
     concat_ws('|'
-    {%- for value in integers %}, coalesce(cast({{ value }} as string), ''){% endfor -%}
+    {%- for value in fields %}, coalesce(cast({{ value }} as string), ''){% endfor -%}
     )
 {%- endmacro %}
 

@@ -10,9 +10,9 @@
 
     The models use dbt's delete+insert strategy keyed by (deal_id, collection_period): the
     recomputed periods replace the same periods in the table. The waterfall (one row per
-    Distribution Date, each carrying the state of the one before) needs no window: its pre-hook
-    deletes each trust's dates from the first whose inputs changed (delete_dates_to_recompute),
-    and the build appends them again.
+    Distribution Date, each carrying the state of the one before) does not follow the window:
+    with the var its pre-hook deletes each trust's dates from the first whose inputs changed
+    (delete_dates_to_recompute), and the build appends them again.
 -#}
 
 {#- True for the rows this build recomputes (in an incremental model's own SQL). -#}
@@ -54,18 +54,21 @@
 {%- endmacro %}
 
 {#- The pre-hook of the waterfall (int_waterfall__distribution_dates, one row per trust,
-    Distribution Date and class): each trust's dates from the first one whose period inputs
-    changed since it was computed (waterfall_recompute_from) are deleted, the earlier ones kept.
-    The window var plays no part: a new or restated tape changes its date's pool figures, a
-    restated market input (index rate, account earnings) its date's, whatever the run's
-    partitions. Nothing on a build that is not incremental. -#}
+    Distribution Date and class). With the window var (a monthly run): each trust's dates from
+    the first one whose period inputs changed since it was computed (waterfall_recompute_from)
+    are deleted, the earlier ones kept, whatever the run's partitions (a new or restated tape
+    changes its date's pool figures, a restated market input its date's). Without the var (a
+    bare dbt build): every date, as the loan-level models recompute every row. Nothing on a
+    build that is not incremental. -#}
 {% macro delete_dates_to_recompute() -%}
-    {%- if is_incremental() -%}
+    {%- if is_incremental() and var('rebuild_from', {}) -%}
         delete from {{ this }} as kept
         using (
             {{ waterfall_recompute_from(this, ref('int_waterfall__period_inputs')) }}
         ) as recompute
         where kept.deal_id = recompute.deal_id and kept.period_number >= recompute.period_number
+    {%- elif is_incremental() -%}
+        delete from {{ this }}
     {%- endif -%}
 {%- endmacro %}
 

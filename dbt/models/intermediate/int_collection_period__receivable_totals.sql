@@ -46,7 +46,9 @@ earlier as (
     ) as kept
     union all
     -- a receivable on the tape just before the window and on none of the window's: outstanding
-    -- there, it is missing from the window's first period (missing_receivables below)
+    -- there, it is missing from the window's first period (missing_receivables below); the
+    -- period before is the calendar month before (periods named YYYY-MM, as the calendar names
+    -- them; period_before_window)
     select
         kept.deal_id,
         kept.receivable_id,
