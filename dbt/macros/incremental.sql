@@ -168,14 +168,16 @@
     kept row with the highest `order_column` (a column that grows from one Collection Period to
     the next: a period or step number); only the fields a seed needs, not the whole row.
     `among`: a relation with deal_id and receivable_id (the receivables with rows in the window);
-    `relation`: the table kept (the model itself by default).
+    `relation`: the table kept (the model itself by default). `and_whole_period_before`: also every
+    other receivable on the tape of the period just before the window (one that left the pool
+    there, or is missing from the window's tapes).
 
     A receivable on the tape of the period just before its trust's window has its last kept row
     there (the order grows with the period): those rows are found by that period alone. Only the
     others (absent from that tape, or a window from a trust's first period) are looked for among
     every kept row, so a monthly build groups one period's rows, not the whole history.
 -#}
-{% macro last_kept_rows(fields, order_column, among, relation=none) -%}
+{% macro last_kept_rows(fields, order_column, among, relation=none, and_whole_period_before=false) -%}
     {%- set kept_relation = relation if relation is not none else this -%}
     with
 
@@ -187,12 +189,14 @@
         from {{ kept_relation }} as previous_build
         where
             {{ period_before_window('previous_build.deal_id', 'previous_build.collection_period') }}
+            {%- if not and_whole_period_before %}
             and exists (
                 select 1 from {{ among }}
                 where
                     {{ among }}.deal_id = previous_build.deal_id
                     and {{ among }}.receivable_id = previous_build.receivable_id
             )
+            {%- endif %}
         group by previous_build.deal_id, previous_build.receivable_id
     ),
 

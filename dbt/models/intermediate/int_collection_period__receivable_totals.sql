@@ -29,7 +29,11 @@ deals as (
 
 {% if is_incremental() %}
 earlier as (
-    -- each rebuilt receivable's last receivable-period before the rebuild (none in a full build)
+    -- each rebuilt receivable's last receivable-period before the rebuild (none in a full build),
+    -- and every receivable on the tape just before the window: one outstanding there and on none
+    -- of the window's tapes is missing from the window's first period (missing_receivables
+    -- below); the period before is the calendar month before (periods named YYYY-MM, as the
+    -- calendar names them; period_before_window)
     select
         kept.deal_id,
         kept.receivable_id,
@@ -42,27 +46,8 @@ earlier as (
             'period_number': 'period_number',
             'reported_ending_balance': 'reported_ending_balance',
             'is_outstanding': 'is_outstanding'
-        }, 'period_number', among='rebuilt', relation=ref('fct_receivable_period')) }}
+        }, 'period_number', among='rebuilt', relation=ref('fct_receivable_period'), and_whole_period_before=true) }}
     ) as kept
-    union all
-    -- a receivable on the tape just before the window and on none of the window's: outstanding
-    -- there, it is missing from the window's first period (missing_receivables below); the
-    -- period before is the calendar month before (periods named YYYY-MM, as the calendar names
-    -- them; period_before_window)
-    select
-        kept.deal_id,
-        kept.receivable_id,
-        kept.period_number,
-        kept.reported_ending_balance,
-        kept.is_outstanding,
-        true as is_earlier
-    from {{ ref('fct_receivable_period') }} as kept
-    where
-        {{ period_before_window('kept.deal_id', 'kept.collection_period') }}
-        and not exists (
-            select 1 from rebuilt
-            where rebuilt.deal_id = kept.deal_id and rebuilt.receivable_id = kept.receivable_id
-        )
 ),
 {% endif %}
 
