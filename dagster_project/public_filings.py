@@ -87,9 +87,12 @@ class Filing:
 
 
 def find_filings(folder: Path) -> list[Filing]:
-    """The EX-102 files of `folder`, one per reporting period, in period order."""
+    """The EX-102 files of `folder`, one per reporting period, in period order (the filings'
+    other XML exhibits, such as EX-103, are passed over)."""
     by_period: dict[str, list[tuple[Path, dt.date]]] = {}
     for path in sorted(Path(folder).glob("*.xml")):
+        if not ex102.is_asset_data(path):
+            continue
         try:
             begin, end = ex102.reporting_period(path)
         except ex102.Ex102Error as error:

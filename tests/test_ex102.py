@@ -104,7 +104,84 @@ def test_a_charge_off_counts_once_and_recoveries_keep_flowing(tmp_path):
     assert first["chargedoffPrincipalAmount"] == "1000.00" and first["loanStatus"] == "charged_off"
     assert later["chargedoffPrincipalAmount"] == "0.00"  # not a new loss
     assert later["recoveredAmount"] == "200.00"
-    assert later["liquidationExpenseAmount"] == "50.00"  # gross less net proceeds
+    # repossessedProceedsAmount is retained history, often the same cash as recoveredAmount: kept
+    # as filed, never an expense of the period (EX-102 reports none)
+    assert later["liquidationExpenseAmount"] is None
+    assert later["repossessedProceedsAmount"] == "150.00"
+
+
+def test_a_charge_off_first_reported_after_its_effective_month_counts_in_that_file(tmp_path):
+    """CarMax files some charge-offs a month or more after their effective month: the file that
+    first shows the receivable leaving the pool (a balance at its start) carries the loss."""
+    late = (
+        "<assetNumber>8</assetNumber><zeroBalanceCode>4</zeroBalanceCode>"
+        "<zeroBalanceEffectiveDate>12/2015</zeroBalanceEffectiveDate>"
+        "<chargedoffPrincipalAmount>900.00</chargedoffPrincipalAmount>"
+        "<reportingPeriodActualEndBalanceAmount>0.00</reportingPeriodActualEndBalanceAmount>"
+    )
+    (first,) = rows(
+        filing(
+            tmp_path / "feb.xml",
+            [
+                late + PERIOD + "<reportingPeriodBeginningLoanBalanceAmount>900.00"
+                "</reportingPeriodBeginningLoanBalanceAmount>"
+            ],
+        )
+    )
+    (repeat,) = rows(
+        filing(
+            tmp_path / "mar.xml",
+            [
+                late + "<reportingPeriodBeginningDate>03-01-2016</reportingPeriodBeginningDate>"
+                "<reportingPeriodEndingDate>03-31-2016</reportingPeriodEndingDate>"
+                "<reportingPeriodBeginningLoanBalanceAmount>0.00"
+                "</reportingPeriodBeginningLoanBalanceAmount>"
+            ],
+        )
+    )
+    assert first["chargedoffPrincipalAmount"] == "900.00" and first["loanStatus"] == "charged_off"
+    assert repeat["chargedoffPrincipalAmount"] == "0.00"
+
+
+def test_booleans_are_xs_boolean(tmp_path):
+    repossessed, not_repossessed = rows(
+        filing(
+            tmp_path / "a.xml",
+            [
+                "<assetNumber>1</assetNumber>" + PERIOD + "<repossessedIndicator>1"
+                "</repossessedIndicator>",
+                "<assetNumber>2</assetNumber>" + PERIOD + "<repossessedIndicator>0"
+                "</repossessedIndicator>",
+            ],
+        )
+    )
+    assert (repossessed["repossessedIndicator"], repossessed["loanStatus"]) == (
+        "true",
+        "repossessed",
+    )
+    assert (not_repossessed["repossessedIndicator"], not_repossessed["loanStatus"]) == (
+        "false",
+        "current",
+    )
+
+
+def test_the_filings_other_exhibits_are_passed_over(tmp_path):
+    """An ABS-EE filing carries EX-103 (XML too) beside the EX-102: a delivery folder holding both
+    is the EX-102's; one holding only another document is read as one, and the read names it."""
+    from dagster_project.ingestion.deliveries import tape_files
+
+    tape = filing(tmp_path / "cart20262.xml", ["<assetNumber>1</assetNumber>"])
+    exhibit = tmp_path / "exhibit103november2021.xml"
+    exhibit.write_text(
+        '<?xml version="1.0"?><assetRelatedDocument xmlns="http://www.sec.gov/edgar/document/'
+        'absee/autoloan/assetrelateddocument"><comments>x</comments></assetRelatedDocument>'
+    )
+    assert ex102.is_asset_data(tape) and not ex102.is_asset_data(exhibit)
+    assert tape_files(tmp_path) == [(LOAN_STATUS, tape)]
+    tape.unlink()
+    assert tape_files(tmp_path) == [(LOAN_STATUS, exhibit)]
+    with pytest.raises(ex102.Ex102Error, match="not assetData"):
+        list(ex102.iter_assets(exhibit))
 
 
 def test_pool_variants_are_told_apart(tmp_path):

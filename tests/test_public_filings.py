@@ -355,3 +355,166 @@ def test_a_first_filing_that_does_not_start_after_the_cutoff_is_a_clear_error(tm
     error = capsys.readouterr().err
     assert code == 2
     assert "its reporting period begins 2026-06-01" in error and "2015-09-30" in error
+
+
+# --- the real June records and a July made from them with the traps of real CarMax files ---------
+
+
+def _ns(tag: str) -> str:
+    return f"{{{ex102.NAMESPACE}}}{tag}"
+
+
+def _set(record: ET.Element, tag: str, value: str | None) -> None:
+    element = record.find(_ns(tag))
+    if value is None:
+        if element is not None:
+            record.remove(element)
+        return
+    if element is None:
+        element = ET.SubElement(record, _ns(tag))
+    element.text = value
+
+
+def _july(june: Path, out: Path) -> None:
+    """July 2026 from the real June file: every receivable outstanding pays $100 of principal and
+    $50 of interest; four of them carry what real CarMax files carry (ingestion/ex102.py): a
+    charge-off effective in June first filed in July (with a reversed recovery, filed negative), a
+    net principal increase filed as a negative otherPrincipalAdjustmentAmount, an overpayment
+    leaving a credit balance (a negative ending balance), repossessedIndicator as xs:boolean 1."""
+    ET.register_namespace("", ex102.NAMESPACE)
+    tree = ET.parse(june)
+    active = []
+    for record in tree.getroot().iter(_ns("assets")):
+        _set(record, "reportingPeriodBeginningDate", "07-01-2026")
+        _set(record, "reportingPeriodEndingDate", "07-31-2026")
+        end = Decimal(record.find(_ns("reportingPeriodActualEndBalanceAmount")).text)
+        _set(record, "reportingPeriodBeginningLoanBalanceAmount", str(end))
+        if end <= 0:  # left the pool before July: repeated with nothing new
+            for tag in (
+                "actualPrincipalCollectedAmount",
+                "actualInterestCollectedAmount",
+                "totalActualAmountPaid",
+                "actualOtherCollectedAmount",
+                "otherPrincipalAdjustmentAmount",
+                "reportingPeriodActualEndBalanceAmount",
+            ):
+                _set(record, tag, "0.00")  # fmt: skip
+            continue
+        active.append((record, end))
+        for tag, value in (
+            ("actualPrincipalCollectedAmount", "100.00"),
+            ("actualInterestCollectedAmount", "50.00"),
+            ("actualOtherCollectedAmount", "0.00"),
+            ("otherPrincipalAdjustmentAmount", "0.00"),
+            ("totalActualAmountPaid", "150.00"),
+            ("reportingPeriodActualEndBalanceAmount", str(end - 100)),
+            ("interestPaidThroughDate", "07-15-2026"),
+            ("zeroBalanceCode", None),
+            ("zeroBalanceEffectiveDate", None),
+        ):
+            _set(record, tag, value)  # fmt: skip
+    (late, late_balance), (adjusted, adjusted_balance), (credit, credit_balance) = active[:3]
+    repossessed = active[3][0]
+    for tag, value in (
+        ("actualPrincipalCollectedAmount", "0.00"),
+        ("actualInterestCollectedAmount", "0.00"),
+        ("totalActualAmountPaid", "0.00"),
+        ("reportingPeriodActualEndBalanceAmount", "0.00"),
+        ("chargedoffPrincipalAmount", str(late_balance)),
+        ("zeroBalanceCode", "4"),
+        ("zeroBalanceEffectiveDate", "06/2026"),
+        ("currentDelinquencyStatus", "125"),
+        ("recoveredAmount", "-12.34"),
+    ):
+        _set(late, tag, value)  # fmt: skip
+    _set(adjusted, "otherPrincipalAdjustmentAmount", "-25.00")
+    _set(adjusted, "reportingPeriodActualEndBalanceAmount", str(adjusted_balance - 75))
+    _set(credit, "actualPrincipalCollectedAmount", str(credit_balance + 5))
+    _set(credit, "totalActualAmountPaid", str(credit_balance + 55))
+    _set(credit, "reportingPeriodActualEndBalanceAmount", "-5.00")
+    _set(credit, "zeroBalanceCode", "1")
+    _set(credit, "zeroBalanceEffectiveDate", "07/2026")
+    _set(repossessed, "repossessedIndicator", "1")
+    _set(repossessed, "currentDelinquencyStatus", "65")
+    tree.write(out, encoding="us-ascii", xml_declaration=True)
+
+
+@pytest.fixture(scope="session")
+def real_july(tmp_path_factory) -> dict:
+    """The real trust from June and the July above, with the filing's EX-103 beside them, built by
+    the command once for the session."""
+
+    def build(folder: Path) -> None:
+        filings = folder / "filings"
+        shutil.copytree(REAL_DEAL.parent / "market_2026_2", filings)
+        shutil.copyfile(REAL_FILING, filings / REAL_FILING.name)
+        _july(REAL_FILING, filings / "cart20262_2026-07.xml")
+        (filings / "exhibit103november2021.xml").write_text(
+            '<?xml version="1.0"?><assetRelatedDocument xmlns="http://www.sec.gov/edgar/document/'
+            'absee/autoloan/assetrelateddocument"><comments>field notes</comments>'
+            "</assetRelatedDocument>"
+        )
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            code = public_filings.main(
+                [
+                    *("--deal", str(REAL_DEAL), "--filings", str(filings), "--published", "-"),
+                    *("--out", str(folder / "out")),
+                ]
+            )
+        assert code == 0, printed.getvalue()[-3000:]
+
+    return {"out": once_per_session(tmp_path_factory, "real_july", build) / "out"}
+
+
+def test_the_real_traps_load_and_publish_with_the_pool_lines_the_balances_show(real_july):
+    """Nothing is rejected or quarantined; the July certificate is published; its pool lines are
+    the filed balances: the late charge-off is July's default, the credit balance is a zero
+    Principal Balance (its overpayment is the obligor's), the negative adjustment adds principal
+    back, the reversed recovery is negative Liquidation Proceeds."""
+    shelf = {"out": real_july["out"]}
+    assert _query(
+        shelf, "select scope, status from raw.deliveries where deal_id = ? and scope like '2026-%' "
+        "order by 1", REAL_ID,
+    ) == [("2026-06", "loaded"), ("2026-07", "loaded")]  # fmt: skip
+    assert _query(shelf, "select count(*) from raw.quarantine where deal_id = ?", REAL_ID) == [(0,)]
+    assert _query(
+        shelf, "select count(*) filter (where is_publishable), count(*) from "
+        "quality.certificate_gate where deal_id = ?", REAL_ID,
+    ) == [(2, 2)]  # fmt: skip
+    july = [
+        ex102.tape_row(record) for record in ex102.iter_assets(
+            real_july["out"] / "inputs" / REAL_ID / "deliveries" / "2026-07" /
+            "cart20262_2026-07.xml"
+        )
+    ]  # fmt: skip
+    begin = sum(Decimal(r["reportingPeriodBeginningLoanBalanceAmount"]) for r in july)
+    positive_end = sum(max(Decimal(r["reportingPeriodActualEndBalanceAmount"]), 0) for r in july)
+    late = next(r for r in july if r["zeroBalanceCode"] == "4" and r["chargedoffPrincipalAmount"])
+    assert late["chargedoffPrincipalAmount"] != "0.00"  # counted in July, the file that shows it
+    defaulted = Decimal(late["chargedoffPrincipalAmount"])
+    lines = dict(
+        _query(
+            shelf, "select line, amount from marts.rpt_servicer_certificate where deal_id = ? "
+            "and distribution_date = (select max(distribution_date) from "
+            "marts.rpt_servicer_certificate where deal_id = ?) and line in ('1', '2', '4', '5', "
+            "'6', '16b')", REAL_ID, REAL_ID,
+        )
+    )  # fmt: skip
+    assert lines["1"] == begin
+    assert lines["4"] == defaulted
+    assert lines["5"] == positive_end
+    assert lines["2"] == begin - positive_end - defaulted
+    assert lines["6"] == sum(
+        1 for r in july if Decimal(r["reportingPeriodActualEndBalanceAmount"]) > 0
+    )
+    assert lines["16b"] == Decimal("-12.34")  # the reversed recovery
+    credit = next(r for r in july if r["reportingPeriodActualEndBalanceAmount"] == "-5.00")
+    balance = Decimal(credit["reportingPeriodBeginningLoanBalanceAmount"])
+    assert _query(
+        shelf, "select beginning_balance, principal_collected_amount, ending_balance from "
+        "marts.fct_receivable_period where deal_id = ? and receivable_id = ? and "
+        "collection_period = '2026-07'", REAL_ID, credit["assetNumber"],
+    ) == [(balance, balance, Decimal(0))]  # fmt: skip
+    repossessed = next(r for r in july if r["repossessedIndicator"] == "true")
+    assert repossessed["loanStatus"] == "repossessed"

@@ -47,8 +47,11 @@ def find_file(folder: Path, stem: str) -> Path:
 
 def tape_files(folder: Path) -> list[tuple[schemas.FileSchema, Path]]:
     """A period's delivery: the tape and its transactions (CSV or Parquet), or one SEC EX-102
-    XML file (no transactions; of several pool variants, the one CAOT_EX102_VARIANT names)."""
-    filings = sorted(folder.glob("*.xml"))
+    XML file (no transactions; of several pool variants, the one CAOT_EX102_VARIANT names). The
+    filing's other exhibits (EX-103 is XML too) are not asset-level data and are passed over; XML
+    files none of which is asset-level data are read as one, and the read names the error."""
+    documents = sorted(folder.glob("*.xml"))
+    filings = [path for path in documents if ex102.is_asset_data(path)] or documents
     if filings:
         return [
             (schemas.LOAN_STATUS, ex102.choose_file(filings, os.environ.get("CAOT_EX102_VARIANT")))

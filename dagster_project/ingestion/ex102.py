@@ -12,12 +12,27 @@ loaded exactly like a CSV delivery. The traps of real files, and what is done ab
   maturity, zero-balance effective date: read as the first day of the month);
 - rates are fractions (0.0596), kept as they are;
 - a charged-off receivable stays in every later file with its original charge-off amount: the
-  charge-off counts only in the month of its zero-balance effective date (later rows carry 0), so
-  it is never a new loss again; its recoveries keep flowing on those rows;
+  charge-off counts once, in the period whose balances show it (the month of its zero-balance
+  effective date, or the later file that first reports it while the receivable still had a
+  balance at the period's beginning: CarMax reports some charge-offs a month or more after their
+  effective month); later rows carry 0, so it is never a new loss again; its recoveries keep
+  flowing on those rows;
 - a paid-off or repurchased receivable may stay in later files with zero balances and its original
   zero-balance code and month (CarMax's do; the SEC's schema lets an issuer drop it): such a repeat
   carries nothing, and a receivable is prepaid, charged off or repurchased once, in the period
   whose balances show it (a payoff's cash can arrive in the period after its effective month);
+- amounts can be negative: CarMax reports net principal increases (a returned payment, a
+  reinstated charge-off) as a negative `otherPrincipalAdjustmentAmount`, an overpaid receivable as a
+  negative balance (a credit balance) and a reversed recovery as a negative `recoveredAmount`;
+  these columns keep their sign (schemas.py `signed_in_ex102`), and the warehouse counts a credit
+  balance as a zero Principal Balance (the overpayment is the obligor's, not the pool's);
+- `repossessedProceedsAmount` is the disposition's proceeds as filed, repeated in every later file
+  (retained history, not the month's cash) and often the same cash as `recoveredAmount`: it is kept
+  as filed and never used as an amount of the period; Liquidation Proceeds are `recoveredAmount`
+  (EX-102 reports no liquidation expense);
+- booleans are xs:boolean: "true" or "1";
+- a filing comes with other exhibits (EX-103, the issuer's field notes, is also XML): only files
+  whose root element is `assetData` are asset-level data;
 - several pool variants filed for one period (CarMax's "largepool"/"smallpool", "lp"/"sp"/"mp")
   are told apart by file name; a delivery with more than one must name the one to load.
 
@@ -86,6 +101,29 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
+XS_TRUE = ("true", "1")  # xs:boolean's two spellings of true
+
+
+def _boolean(text: str | None) -> str | None:
+    """An xs:boolean as the tape writes it ("true"/"false"); other text passes through and the
+    row checks name it."""
+    if not text:
+        return None
+    return "true" if text in XS_TRUE else "false" if text in ("false", "0") else text
+
+
+def is_asset_data(path: Path) -> bool:
+    """Whether the XML file `path` is asset-level data (its root element is `assetData`), not
+    another exhibit of the filing; a file that is not well-formed counts as asset data, so that
+    reading it names the error."""
+    try:
+        for _event, element in ET.iterparse(path, events=("start",)):
+            return _local(element.tag) == "assetData"
+    except ET.ParseError:
+        return True
+    return True
+
+
 def iter_assets(path: Path) -> Iterator[dict]:
     """Every `assets` record as {tag: text} ({tag: [texts]} for repeated tags), streaming."""
     try:
@@ -142,14 +180,22 @@ def _status(record: dict, code: str | None) -> str:
     """The tape's loanStatus, derived from the record (EX-102 has no status element)."""
     if code == "3":
         return "purchased"
+    repossessed = record.get("repossessedIndicator") in XS_TRUE
     if code == "4":
-        return "liquidated" if record.get("repossessedIndicator") == "true" else "charged_off"
+        return "liquidated" if repossessed else "charged_off"
     if code == "1":
         return "paid_in_full"
-    if record.get("repossessedIndicator") == "true":
+    if repossessed:
         return "repossessed"
     days = record.get("currentDelinquencyStatus")
     return "delinquent" if days and int(days) > 0 else "current"
+
+
+def _positive(amount: str | None) -> bool:
+    try:
+        return amount is not None and Decimal(amount) > 0
+    except InvalidOperation:
+        return False  # a malformed amount: the row checks name it
 
 
 def tape_row(record: dict) -> dict:
@@ -161,20 +207,21 @@ def tape_row(record: dict) -> dict:
     code = _primary_zero_balance_code(codes)
     period_month = (row["reportingPeriodEndingDate"] or "")[:7]
     effective_month = (row["zeroBalanceEffectiveDate"] or "")[:7]
-    # a charge-off counts in the month it happened; later files repeat it: not a new loss
-    charge_off_month = code == "4" and effective_month == period_month
+    # a charge-off counts once, in the period whose balances show it: its effective month, or a
+    # later file that first reports it while the receivable had a balance at the period's start;
+    # the files after it repeat it: not a new loss
+    charge_off_now = code == "4" and (
+        effective_month == period_month
+        or _positive(row["reportingPeriodBeginningLoanBalanceAmount"])
+    )
     charged_off = record.get("chargedoffPrincipalAmount") or None
     row["chargedoffPrincipalAmount"] = (
-        charged_off if code != "4" or charge_off_month or charged_off is None else "0.00"
+        charged_off if code != "4" or charge_off_now or charged_off is None else "0.00"
     )
-    recovered, net = row["recoveredAmount"], row.pop("repossessedProceedsAmount")
-    # Liquidation Proceeds are net of expenses (Art. I): the expense is gross less net
-    try:
-        expense = str(Decimal(recovered) - Decimal(net)) if recovered and net else None
-    except InvalidOperation:
-        expense = None  # a malformed amount: the row checks name it
-    row["liquidationExpenseAmount"] = expense if expense else ("0.00" if recovered else None)
-    row["repossessedProceedsAmount"] = net
+    # Liquidation Proceeds (Art. I) are recoveredAmount: EX-102 reports no liquidation expense,
+    # and repossessedProceedsAmount is retained history (kept as filed, module docstring)
+    row["liquidationExpenseAmount"] = None
+    row["repossessedIndicator"] = _boolean(row["repossessedIndicator"])
     row["loanStatus"] = _status(record, code)
     row["zeroBalanceCode"] = code
     row["zeroBalanceCodes"] = "|".join(codes) or None

@@ -21,6 +21,7 @@ class Column:
     maximum: str | None = None  # larger values are absurd (money of one receivable)
     in_every_file: bool = True  # False: a format may leave the column out (it reads as NULL)
     omissible: bool = False  # EX-102 leaves it out (where it does not apply): NULL, never 0
+    signed_in_ex102: bool = False  # EX-102 reports it with its sign (ingestion/ex102.py)
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,17 @@ class FileSchema:
         return [c.name for c in self.columns]
 
 
-def money(name: str, required: bool = True, omissible: bool = False) -> Column:
+def money(
+    name: str, required: bool = True, omissible: bool = False, signed_in_ex102: bool = False
+) -> Column:
     return Column(
-        name, MONEY, required=required, nonnegative=True, maximum=MAX_AMOUNT, omissible=omissible
+        name,
+        MONEY,
+        required=required,
+        nonnegative=True,
+        maximum=MAX_AMOUNT,
+        omissible=omissible,
+        signed_in_ex102=signed_in_ex102,
     )
 
 
@@ -112,21 +121,21 @@ LOAN_STATUS = FileSchema(
         Column("assetNumber", "varchar"),
         Column("reportingPeriodBeginningDate", "date"),
         Column("reportingPeriodEndingDate", "date"),
-        money("reportingPeriodBeginningLoanBalanceAmount"),
-        money("reportingPeriodActualEndBalanceAmount"),
+        money("reportingPeriodBeginningLoanBalanceAmount", signed_in_ex102=True),
+        money("reportingPeriodActualEndBalanceAmount", signed_in_ex102=True),
         money("reportingPeriodScheduledPaymentAmount", omissible=True),
         money("totalActualAmountPaid", omissible=True),
         money("actualInterestCollectedAmount", omissible=True),
         money("actualPrincipalCollectedAmount", omissible=True),
         money("actualOtherCollectedAmount", omissible=True),
-        money("rebateAmount", omissible=True),
+        money("rebateAmount", omissible=True, signed_in_ex102=True),
         Column("currentDelinquencyStatus", "integer", nonnegative=True, omissible=True),
         Column("loanStatus", "varchar", allowed=LOAN_STATUSES),
         Column(
             "zeroBalanceCode", "varchar", required=False, allowed=("1", "2", "3", "4", "5", "99")
         ),
         money("chargedoffPrincipalAmount", omissible=True),
-        money("recoveredAmount", omissible=True),
+        money("recoveredAmount", omissible=True, signed_in_ex102=True),
         money("liquidationExpenseAmount", omissible=True),
         Column("repossessedIndicator", "boolean", omissible=True),
         Column("repossessionDate", "date", required=False),

@@ -413,7 +413,13 @@ def cell_checks(schema: FileSchema, staging: Staging) -> list[CellCheck]:
                 )
             )
         if column.nonnegative:
-            checks.append(CellCheck(label, "negative amount", name, f"{value} < 0"))
+            # EX-102 signs some amounts (credit balances, net principal increases: ex102.py)
+            signed = (
+                f" and \"{schema.source_column}\" is distinct from 'ex102'"
+                if column.signed_in_ex102
+                else ""
+            )
+            checks.append(CellCheck(label, "negative amount", name, f"{value} < 0{signed}"))
         if column.maximum is not None:
             checks.append(
                 CellCheck(

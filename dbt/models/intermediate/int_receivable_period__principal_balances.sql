@@ -4,6 +4,10 @@
 -- rows of P and later; each receivable's last row before P seeds the state carried across periods
 -- (balance, unpaid interest, accrual date, and the periods of its default and purchase so far).
 {{ loan_level_incremental_config() }}
+{#- an EX-102 row's ending balance as its amounts give it (negative: a credit balance) -#}
+{%- set filed_end_balance = '(spine.reported_beginning_balance
+    - coalesce(spine.reported_principal_collected_amount, 0)
+    - coalesce(spine.reported_rebate_amount, 0))' %}
 
 with
 
@@ -101,13 +105,16 @@ spine as (
         on tape.deal_id = schedule.deal_id and tape.receivable_id = schedule.receivable_id
     inner join deals on tape.deal_id = deals.deal_id
     -- EX-102 repeats a receivable that left the pool (charged off; at CarMax also paid off or
-    -- repurchased) in every later file: a repeat with no recovery and no payment carries nothing
-    -- new (the event counted in its own period); one with a payment carries Liquidation Proceeds
-    -- (Art. I: amounts received "from whatever source")
+    -- repurchased) in every later file: a repeat (no balance at the period's start) with no
+    -- recovery and no payment carries nothing new (the event counted in its own period); one with
+    -- a payment carries Liquidation Proceeds (Art. I: amounts received "from whatever source").
+    -- A receivable with a balance at the start is in the pool whatever its effective date says:
+    -- the file that first reports a late charge-off is its period (ingestion/ex102.py)
     where not coalesce(
         tape.source_format = 'ex102'
         and tape.zero_balance_code is not null
         and tape.zero_balance_effective_date < tape.collection_period_start_date
+        and tape.reported_beginning_balance <= 0
         and coalesce(tape.reported_recovered_amount, 0) = 0
         and coalesce(tape.reported_total_paid_amount, 0) = 0,
         false
@@ -132,7 +139,12 @@ with_state as (
         end as fees_paid_cents,
         case
             when spine.is_independently_recomputed then coalesce(flows.payment_principal_cents, 0)
-            else {{ to_cents('coalesce(spine.reported_principal_collected_amount, 0)') }}
+            -- the principal the filed balances show applied: a payment beyond the balance (a
+            -- credit balance, filed negative) is the obligor's, not applied (Art. I "Principal
+            -- Balance" is never negative); as filed otherwise
+            else {{ to_cents('greatest(spine.reported_beginning_balance, 0)
+                - coalesce(spine.reported_rebate_amount, 0)
+                - greatest(' ~ filed_end_balance ~ ', 0)') }}
         end as payment_principal_cents,
         case
             when spine.is_independently_recomputed then coalesce(flows.rebate_principal_cents, 0)
@@ -140,9 +152,7 @@ with_state as (
         end as rebate_principal_cents,
         case
             when spine.is_independently_recomputed then flows.balance_cents
-            else {{ to_cents('spine.reported_beginning_balance
-                - coalesce(spine.reported_principal_collected_amount, 0)
-                - coalesce(spine.reported_rebate_amount, 0)') }}
+            else {{ to_cents('greatest(' ~ filed_end_balance ~ ', 0)') }}
         end as period_balance_cents,
         case when spine.is_independently_recomputed then flows.unpaid_interest_cents else 0 end
             as period_unpaid_interest_cents,
