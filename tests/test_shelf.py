@@ -1,10 +1,14 @@
-"""The shelf: two trusts of different structures in one warehouse, one of them with a bad delivery.
+"""The shelf: two trusts of different structures in one warehouse, one of them with bad deliveries.
 
 2015-4 (eight classes, a LIBOR floater) and 2012-3 (seven classes, no floater), a year of each.
-2012-3's eighth tape is unreadable: its certificates from that month on are withheld, every other
-certificate of both trusts is published, each equal to what the trust gives alone (2015-4: the
-single-trust build, line for line; 2012-3: the plain-Python references from its files)."""
+2012-3's eighth delivery lacks the payment of a receivable that pays off the month after and then
+leaves the tapes with a balance the recomputation still carries (the Pool Balance no longer rolls
+forward), and its last tape is unreadable: its certificates from the eighth month on are withheld,
+every other certificate of both trusts is published, each equal to what the trust gives alone
+(2015-4: the single-trust build, line for line; 2012-3: the plain-Python references from its
+files)."""
 
+import csv
 import shutil
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -24,7 +28,8 @@ from dagster_project.generator.writers import write_frame
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = load_deal(ROOT / "data" / "deals" / "caot_2015_4.yaml")
 OTHER = load_deal(ROOT / "data" / "deals" / "caot_2012_3.yaml")
-BAD = 8  # the period number of 2012-3's unreadable tape
+BAD = 8  # 2012-3: the period whose transactions lack a payment, withheld from then on
+UNREADABLE = FIRST_YEAR  # 2012-3: the period whose tape is unreadable
 
 
 def _first_year(source: Path, target: Path) -> None:
@@ -69,10 +74,36 @@ def _build(small_deal: Path, folder: Path) -> None:
             deliveries(generated, OTHER.deal_id) / period.collection_period,
             deliveries(reference_inputs, OTHER.deal_id) / period.collection_period,
         )
-    bad = deliveries(inputs, OTHER.deal_id) / payment_periods(OTHER)[BAD - 1].collection_period
-    (bad / "loan_status.csv").write_bytes(b"\x00\x01 not a tape\n")
+    _drop_a_payment_before_a_payoff(deliveries(inputs, OTHER.deal_id), BAD)
+    unreadable = payment_periods(OTHER)[UNREADABLE - 1].collection_period
+    (deliveries(inputs, OTHER.deal_id) / unreadable / "loan_status.csv").write_bytes(
+        b"\x00\x01 not a tape\n"
+    )
     code = run_pipeline(warehouse_paths(inputs, folder / "run"))
     (folder / "exit_code").write_text(str(code))
+
+
+def _drop_a_payment_before_a_payoff(folder: Path, period_number: int) -> str:
+    """Remove from the period's transactions every row of a receivable that the next tape reports
+    paid in full; return it."""
+    period, payoff = (p.collection_period for p in payment_periods(OTHER)[period_number - 1 :][:2])
+    with (folder / payoff / "loan_status.csv").open(newline="") as handle:
+        paid = {
+            row["assetNumber"]
+            for row in csv.DictReader(handle)
+            if row["loanStatus"] == "paid_in_full"
+            and Decimal(row["reportingPeriodBeginningLoanBalanceAmount"]) > 0
+        }
+    transactions = folder / period / "payment_transactions.csv"
+    with transactions.open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = reader.fieldnames, list(reader)
+    dropped = min(row["assetNumber"] for row in rows if row["assetNumber"] in paid)
+    with transactions.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(row for row in rows if row["assetNumber"] != dropped)
+    return dropped
 
 
 def _certificates(con, deal_id: str) -> dict:
@@ -93,13 +124,28 @@ def test_one_trust_s_bad_delivery_withholds_its_certificates_only(shelf):
         "select deal_id, distribution_date, is_publishable, withheld_reason "
         "from quality.certificate_gate order by all"
     ).fetchall()
-    con.close()
     sample = [g for g in gate if g[0] == SAMPLE.deal_id]
     other = [g for g in gate if g[0] == OTHER.deal_id]
     assert len(sample) == FIRST_YEAR and all(g[2] for g in sample)
     assert [g[2] for g in other] == [True] * (BAD - 1) + [False] * (FIRST_YEAR - BAD + 1)
-    bad_period = payment_periods(OTHER)[BAD - 1].collection_period
-    assert f"the delivery for {bad_period} was rejected" in other[BAD - 1][3]
+    assert "1122(d)(4)(v)" in other[BAD - 1][3]  # the receivable's balance is not the servicer's
+    assert all("whose state it carries, is withheld" in g[3] for g in other[BAD:])
+    # the period after the payoff: the Pool Balance does not roll forward, a servicing criterion
+    # of the period (not a failed build of every trust)
+    criteria = con.execute(
+        "select period_number, pool_roll_forward_difference_amount from "
+        "marts.rpt_servicing_criteria where deal_id = ? and pool_roll_forward_difference_amount "
+        "<> 0",
+        [OTHER.deal_id],
+    ).fetchall()
+    unreadable = payment_periods(OTHER)[UNREADABLE - 1].collection_period
+    rejected = con.execute(
+        "select scope from raw.deliveries where deal_id = ? and status = 'rejected'",
+        [OTHER.deal_id],
+    ).fetchall()
+    con.close()
+    assert [number for number, _ in criteria] == [BAD + 2] and criteria[0][1] < 0
+    assert rejected == [(unreadable,)]
     reports = shelf["paths"]["reports"]
     index = (reports / "index.html").read_text()
     assert OTHER.trust_name in index and SAMPLE.trust_name in index

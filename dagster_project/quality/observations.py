@@ -79,6 +79,7 @@ select
     servicer_roll_forward_break_count,
     servicer_continuity_break_count,
     missing_receivable_count,
+    (pool_roll_forward_difference_amount * 100)::bigint as pool_roll_forward_difference_cents,
     charge_off_mismatch_count,
     extension_beyond_final_date_count,
     repurchase_exception_count,

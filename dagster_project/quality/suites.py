@@ -421,6 +421,8 @@ SERVICING_MEASURES = (
      "the balance it ended the previous one", ()),
     ("missing_receivable_count", "1122(d)(1)(v)", "every receivable outstanding at the previous "
      "period end is on the tape", ()),
+    ("pool_roll_forward_difference_cents", "1122(d)(1)(v)", "the Pool Balance rolls forward: "
+     "line 5 is lines 1 - 2 - 3 - 4 (Exhibit A)", ()),
     ("charge_off_mismatch_count", "1122(d)(4)(xiv)", "charge-offs recorded when and as Art. I "
      "'Defaulted Receivable' requires", ()),
     ("extension_beyond_final_date_count", "1122(d)(4)(vi)", "no extension beyond the Final "

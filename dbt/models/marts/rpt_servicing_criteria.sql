@@ -39,6 +39,10 @@ calendar as (
     select * from {{ ref('stg_deal__payment_calendar') }}
 ),
 
+pool as (
+    select * from {{ ref('fct_pool_period') }}
+),
+
 balance_mismatches as (
     -- 1122(d)(4)(v): the servicer's Principal Balances agree with the Simple Interest Method
     select
@@ -136,6 +140,10 @@ final as (
         period_totals.servicer_roll_forward_break_count,
         period_totals.servicer_continuity_break_count,
         period_totals.missing_receivable_count,
+        -- 1122(d)(1)(v): the Pool Balance rolls forward (Exhibit A line 5 = 1 - 2 - 3 - 4); a
+        -- receivable that leaves the tapes with a balance the recomputation still carries (a
+        -- payment missing from the transactions) breaks it
+        pool.ending_pool_balance - pool.rolled_forward_pool_balance as pool_roll_forward_difference_amount,
         period_totals.charge_off_mismatch_count,
         period_totals.extension_beyond_final_date_count,
         coalesce(repurchase_exceptions.repurchase_exception_count, 0) as repurchase_exception_count,
@@ -147,6 +155,8 @@ final as (
     from period_totals
     inner join calendar
         on period_totals.deal_id = calendar.deal_id and period_totals.collection_period = calendar.collection_period
+    left join pool
+        on period_totals.deal_id = pool.deal_id and period_totals.collection_period = pool.collection_period
     left join balance_mismatches
         on
             period_totals.deal_id = balance_mismatches.deal_id
