@@ -700,3 +700,35 @@ def test_rows_inserted_at_once_keep_every_value_and_type():
         insert_rows(con, "t", [("x", None, 1.005, None, None, None, None)])
     insert_rows(con, "t", [])
     assert con.execute("select count(*) from t").fetchone() == (3,)
+
+
+def test_a_small_pool_generated_for_a_large_deal_loads_its_schedule_and_tapes(tmp_path):
+    """300 receivables carrying 2015-4's $1.05 billion pool are millions each (some over $10
+    million): not absurd there, since the shelf's receivables are that large; on such a shelf an
+    amount beyond twice the largest Amount Financed still is."""
+    from dagster_project.generator.__main__ import generate_shelf
+
+    generate_shelf(tmp_path / "in", [load_deal()], 300, seed=3, progress=False, as_of="2015-11")
+    schedule = tmp_path / "in" / DEAL_ID / "receivable_schedule.csv"
+    with schedule.open(newline="") as handle:
+        largest = max(Decimal(row["amount_financed"]) for row in csv.DictReader(handle))
+    assert largest > Decimal(schemas.MAX_AMOUNT)
+    con = warehouse_with_schedule(tmp_path / "w.duckdb", tmp_path / "in")
+    try:
+        assert con.execute("select count(*) from raw.receivable_schedule").fetchone()[0] == 300
+        folder = deliveries(tmp_path / "in") / PERIOD
+        assert load_period(con, folder).rows["loan_status"] > 0
+        november = tmp_path / "november"
+        shutil.copytree(deliveries(tmp_path / "in") / "2015-11", november)
+        set_cell(
+            november / "loan_status.csv", 2, "actualPrincipalCollectedAmount", str(3 * largest)
+        )
+        error = rejected(con, november, "2015-11")
+        assert any(
+            f.field == "actualPrincipalCollectedAmount"
+            and "absurd amount" in f.reason
+            and f.row == 2
+            for f in error.findings
+        )
+    finally:
+        con.close()

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 MONEY = "decimal(18, 2)"
 SHELF = "shelf"  # the deal_id of files that belong to the whole shelf, not to one trust
-MAX_AMOUNT = "10000000.00"  # no single receivable's amount reaches $10 million: larger is absurd
+# no single receivable's amount reaches $10 million: larger is absurd (unless a trust's whole pool
+# is larger: validation.absurd_bound)
+MAX_AMOUNT = "10000000.00"
 
 
 @dataclass(frozen=True)
@@ -18,7 +20,7 @@ class Column:
     required: bool = True  # a value must be present in every row
     nonnegative: bool = False  # money and counts that cannot be negative
     allowed: tuple[str, ...] = ()  # accepted values, if a code list
-    maximum: str | None = None  # larger values are absurd (money of one receivable)
+    bounded: bool = False  # money of one receivable: above ingestion's absurd bound is absurd
     in_every_file: bool = True  # False: a format may leave the column out (it reads as NULL)
     omissible: bool = False  # EX-102 leaves it out (where it does not apply): NULL, never 0
     signed_in_ex102: bool = False  # EX-102 reports it with its sign (ingestion/ex102.py)
@@ -52,7 +54,7 @@ def money(
         MONEY,
         required=required,
         nonnegative=True,
-        maximum=MAX_AMOUNT,
+        bounded=True,
         omissible=omissible,
         signed_in_ex102=signed_in_ex102,
     )

@@ -19,12 +19,13 @@ import datetime as dt
 import gzip
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
 
 from dagster_project.ingestion import ex102
-from dagster_project.ingestion.schemas import MONEY, FileSchema
+from dagster_project.ingestion.schemas import MAX_AMOUNT, MONEY, RECEIVABLE_SCHEDULE, FileSchema
 from dagster_project.warehouse import insert_rows, table_exists
 
 Key = tuple[str, str]  # (deal_id, scope)
@@ -371,9 +372,25 @@ class CellCheck:
         )
 
 
-def cell_checks(schema: FileSchema, staging: Staging) -> list[CellCheck]:
-    """Each column's checks: present, of its type, in cents, not negative, not absurd, a code
-    accepted."""
+def absurd_bound(con, schema: FileSchema) -> str:
+    """Above it an amount of one receivable is absurd: $10 million (schemas.MAX_AMOUNT), unless the
+    shelf's receivables are that large (a small pool generated for a large deal has receivables of
+    millions): in the Receivable Schedule, no receivable reaches a whole Cutoff Pool Balance (the
+    largest of the shelf's deals); on the tapes, no amount reaches twice the largest Amount
+    Financed of the loaded schedules."""
+    largest = None
+    if schema is RECEIVABLE_SCHEDULE and table_exists(con, "raw", "deals"):
+        largest = con.execute("select max(initial_pool_balance) from raw.deals").fetchone()[0]
+    elif schema is not RECEIVABLE_SCHEDULE and table_exists(con, "raw", "receivable_schedule"):
+        largest = con.execute(
+            "select 2 * max(amount_financed) from raw.receivable_schedule"
+        ).fetchone()[0]
+    return str(max(Decimal(MAX_AMOUNT), largest or Decimal(0)))
+
+
+def cell_checks(schema: FileSchema, staging: Staging, bound: str = MAX_AMOUNT) -> list[CellCheck]:
+    """Each column's checks: present, of its type, in cents, not negative, not absurd (over
+    `bound`, for the columns that have one), a code accepted."""
     checks = []
     for column in schema.columns:
         name = f'"{column.name}"'
@@ -420,14 +437,14 @@ def cell_checks(schema: FileSchema, staging: Staging) -> list[CellCheck]:
                 else ""
             )
             checks.append(CellCheck(label, "negative amount", name, f"{value} < 0{signed}"))
-        if column.maximum is not None:
+        if column.bounded:
             checks.append(
                 CellCheck(
                     label,
-                    f"absurd amount (over {column.maximum})",
+                    f"absurd amount (over {bound})",
                     name,
                     f"{value} > ?::{column.type}",
-                    (column.maximum,),
+                    (bound,),
                 )
             )
         if column.allowed:
@@ -691,7 +708,7 @@ def findings_table(kind: str) -> str:
 def row_checks(con, schema: FileSchema, with_periods: bool) -> tuple[str, list]:
     """One query returning (deal_id, scope, row, field, reason, value) for every finding in the
     staged text of a batch of `schema`'s files."""
-    cells = cell_checks(schema, TEXT)
+    cells = cell_checks(schema, TEXT, absurd_bound(con, schema))
     parts = set_checks(con, schema, with_periods, TEXT)
     params = [value for check in cells for value in check.params]
     table = TEXT.table(schema.kind)
@@ -701,7 +718,7 @@ def row_checks(con, schema: FileSchema, with_periods: bool) -> tuple[str, list]:
 def passes_checks(con, schema: FileSchema, with_periods: bool) -> bool:
     """Whether the typed staging of the batch (stage_typed) passes every check: the cell checks
     as one filter of one scan (which one fails does not matter here), then the others."""
-    cells = cell_checks(schema, TYPED)
+    cells = cell_checks(schema, TYPED, absurd_bound(con, schema))
     parts = set_checks(con, schema, with_periods, TYPED)
     failing = " or ".join(f"({check.failing})" for check in cells)
     return con.execute(
