@@ -327,6 +327,37 @@ def _as_parquet(path: Path) -> Path:
     return out
 
 
+def test_parquet_empty_text_is_no_value_as_in_csv(con, delivery):
+    """A Parquet tape that writes no value as '' (a missing zero-balance code, an omitted amount)
+    loads as its CSV does: NULL, not a code or amount that is not accepted."""
+    for name in ("loan_status", "payment_transactions"):
+        duckdb.connect().execute(
+            f"copy (select coalesce(columns(*), '') from read_csv('{delivery / name}.csv', "
+            f"all_varchar = true)) to '{delivery / name}.parquet' (format parquet)"
+        )
+    empty = (
+        duckdb.connect()
+        .execute(
+            f"select count(*) from '{delivery / 'loan_status.parquet'}' "
+            "where \"zeroBalanceCode\" = ''"
+        )
+        .fetchone()[0]
+    )
+    assert empty > 0  # the file does carry '' for the codes the CSV leaves empty
+    files = [
+        (schemas.LOAN_STATUS, delivery / "loan_status.parquet"),
+        (schemas.PAYMENT_TRANSACTIONS, delivery / "payment_transactions.parquet"),
+    ]
+    (result,) = load_deliveries(con, [tape_delivery(delivery, files=files)])
+    assert not isinstance(result, IngestionError), result
+    assert (
+        con.execute(
+            'select count(*) from raw.loan_status where "zeroBalanceCode" is null'
+        ).fetchone()[0]
+        == empty
+    )
+
+
 @pytest.mark.parametrize("file_format", ["csv", "parquet"])
 def test_a_batch_names_each_bad_row_in_its_own_file(con, small_deal, tmp_path, file_format):
     """Several periods staged by one read: each finding still names its file and its row there,

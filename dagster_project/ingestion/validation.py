@@ -317,13 +317,21 @@ def _read_groups(readable: dict[Key, tuple[Path, list[str]]]) -> list[list[Key]]
     return list(groups.values())
 
 
+def _as_text(column: str, parquet: bool) -> str:
+    """A delivered value as text; an empty text is no value, in Parquet as in CSV (whose reader
+    makes it NULL)."""
+    value = f'"{column}"::varchar'
+    return f"nullif({value}, '')" if parquet else value
+
+
 def _insert(con, table, schema: FileSchema, staging: Staging, readable, keys: list[Key]) -> None:
     """The files of `keys` (one format and header) into the stage, each value cast to the
     staging's type (an error for a value not of that type)."""
     path, names = readable[keys[0]]
+    parquet = path.suffix == ".parquet"
     # a column a format may leave out reads as NULL
     wanted = ", ".join(
-        f'cast("{c.name}"::varchar as {staging.stored_type(c.type)})'
+        f"cast({_as_text(c.name, parquet)} as {staging.stored_type(c.type)})"
         if c.name in names
         else f'null::{staging.stored_type(c.type)} as "{c.name}"'
         for c in schema.columns
