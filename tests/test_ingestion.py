@@ -763,3 +763,48 @@ def test_a_small_pool_generated_for_a_large_deal_loads_its_schedule_and_tapes(tm
         )
     finally:
         con.close()
+
+
+def test_tapes_wait_for_a_rejected_receivable_schedule(tmp_path, small_deal):
+    """A trust whose Receivable Schedule is rejected: its tapes are not checked against nothing
+    (every receivable "not in the schedule", every valid row quarantined), they wait, unrecorded,
+    for the run that loads a schedule; its certificates are withheld for the schedule."""
+    from dagster_project.ingestion.loads import ensure_tables, load_once_delivered, load_tapes
+    from dagster_project.quality.runs import schedule_failures
+
+    inputs = tmp_path / "in"
+    shutil.copytree(small_deal, inputs)
+    schedule = inputs / DEAL_ID / "receivable_schedule.csv"
+    rewrite(schedule, lambda rows: rows.append(rows[1]))  # a duplicate receivable
+    deal = load_deal()
+    with duckdb.connect(str(tmp_path / "w.duckdb")) as con:
+        load_deal_tables(con, [deal])
+        ensure_tables(con)
+        (error,) = load_once_delivered(con, inputs, [deal], schemas.RECEIVABLE_SCHEDULE).rejected
+        assert "duplicate row" in str(error)
+        report = load_tapes(
+            con, {DEAL_ID: deliveries(inputs)}, {DEAL_ID: deal}, [(DEAL_ID, PERIOD)], log=None
+        )
+        assert report.waiting == [(DEAL_ID, PERIOD)] and not report.rejected
+        assert "waiting for the trust's Receivable Schedule" in report.summary()
+        assert (
+            con.execute(
+                "select count(*) from raw.quarantine where scope <> 'receivable_schedule'"
+            ).fetchone()[0]
+            == 0
+        )
+        assert (
+            con.execute("select count(*) from raw.deliveries where scope = ?", [PERIOD]).fetchone()[
+                0
+            ]
+            == 0
+        )
+        (reason,) = schedule_failures(con)[DEAL_ID]
+        assert reason.startswith("its delivery was rejected: ") and "duplicate row" in reason
+        # the schedule corrected: the same tapes load
+        rewrite(schedule, lambda rows: rows.pop())
+        assert not load_once_delivered(con, inputs, [deal], schemas.RECEIVABLE_SCHEDULE).rejected
+        again = load_tapes(
+            con, {DEAL_ID: deliveries(inputs)}, {DEAL_ID: deal}, [(DEAL_ID, PERIOD)], log=None
+        )
+        assert again.loaded == [(DEAL_ID, PERIOD)] and DEAL_ID not in schedule_failures(con)

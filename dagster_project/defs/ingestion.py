@@ -100,6 +100,7 @@ def _report_metadata(report: LoadReport) -> dict:
         "unchanged": len(report.unchanged),
         "rejected": len(report.rejected),
         "not_delivered": len(report.not_delivered),
+        "waiting_for_schedule": len(report.waiting),
         "first_findings": dg.MetadataValue.md(
             "\n".join(f"- {f}" for f in report.findings()) or "none"
         ),

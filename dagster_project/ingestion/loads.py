@@ -36,6 +36,9 @@ class LoadReport:
     loaded: list[tuple[str, str]] = field(default_factory=list)
     unchanged: list[tuple[str, str]] = field(default_factory=list)
     not_delivered: list[tuple[str, str]] = field(default_factory=list)
+    # tapes of a trust with no Receivable Schedule loaded (none delivered, or it was rejected):
+    # not validated against nothing, not recorded; loaded by the run after the schedule is
+    waiting: list[tuple[str, str]] = field(default_factory=list)
     rejected: list[IngestionError] = field(default_factory=list)
 
     def add(self, result: LoadResult | IngestionError) -> None:
@@ -54,6 +57,8 @@ class LoadReport:
         ]
         if self.not_delivered:
             parts.append(f"{len(self.not_delivered)} not delivered")
+        if self.waiting:
+            parts.append(f"{len(self.waiting)} waiting for the trust's Receivable Schedule")
         return ", ".join(parts)
 
     def findings(self, limit: int = 20) -> list[str]:
@@ -119,12 +124,19 @@ def load_tapes(
 ) -> LoadReport:
     """Load the monthly tapes of `keys` ((deal_id, Collection Period)), each from the folder
     deliveries_of[deal_id] / period, a few periods per pass; a period without a folder is
-    reported as not delivered."""
+    reported as not delivered, one of a trust whose Receivable Schedule is not loaded as
+    waiting (its receivables cannot be checked against the schedule)."""
     report = LoadReport()
     pending: list[Delivery] = []
     calendars = {
         deal_id: {p.collection_period: p for p in payment_periods(deal)}
         for deal_id, deal in deals.items()
+    }
+    scheduled = {
+        deal_id
+        for (deal_id,) in con.execute(
+            "select distinct deal_id from raw.receivable_schedule"
+        ).fetchall()
     }
     for deal_id, key in keys:
         deal = deals[deal_id]
@@ -132,6 +144,9 @@ def load_tapes(
         folder = deliveries_of[deal_id] / key
         if period is None or not folder.is_dir():  # not a Collection Period of the trust
             report.not_delivered.append((deal_id, key))
+            continue
+        if deal_id not in scheduled:
+            report.waiting.append((deal_id, key))
             continue
         delivery = _delivery(deal, folder, period)
         if isinstance(delivery, IngestionError):

@@ -14,6 +14,7 @@ from dagster_project.quality.suites import (
     servicing_criteria_suite,
 )
 from dagster_project.quality.validation import Outcome, validate
+from dagster_project.warehouse import table_exists
 
 SERVICING_SUITE = "servicing_criteria"
 
@@ -96,14 +97,27 @@ def validate_servicing(
     return outcomes, gate
 
 
+SCHEDULE_REJECTED = """
+select deal_id, 'its delivery was rejected: ' || arg_max(first_finding, loaded_at)
+from raw.deliveries
+where scope = 'receivable_schedule'
+group by deal_id
+having arg_max(status, loaded_at) = 'rejected'
+    and deal_id not in (select deal_id from raw.receivable_schedule)
+"""
+
+
 def schedule_failures(con) -> dict[str, list[str]]:
-    """Each trust's failed blocking expectations of its Receivable Schedule suites."""
+    """Each trust's failed blocking expectations of its Receivable Schedule suites, or its
+    rejected schedule when none is loaded (its tapes wait for one: ingestion/loads.py)."""
     store.ensure_schema(con)
     rows = con.execute(
         "select deal_id, representation || ' ' || rule_text from quality.expectation_results "
         "where is_blocking and not is_success and deal_id <> ? order by all",
         [store.SHELF],
     ).fetchall()
+    if table_exists(con, "raw", "deliveries") and table_exists(con, "raw", "receivable_schedule"):
+        rows += con.execute(SCHEDULE_REJECTED).fetchall()
     out: dict[str, list[str]] = {}
     for deal_id, text in rows:
         out.setdefault(deal_id, []).append(text)
