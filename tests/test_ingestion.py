@@ -808,3 +808,28 @@ def test_tapes_wait_for_a_rejected_receivable_schedule(tmp_path, small_deal):
             con, {DEAL_ID: deliveries(inputs)}, {DEAL_ID: deal}, [(DEAL_ID, PERIOD)], log=None
         )
         assert again.loaded == [(DEAL_ID, PERIOD)] and DEAL_ID not in schedule_failures(con)
+
+
+@pytest.mark.parametrize("extra", ["loan_status.xml", "loan_status.parquet"])
+def test_a_period_delivered_in_two_formats_is_rejected_naming_both(con, delivery, extra):
+    """An EX-102 filing beside the CSV tape, or the tape as CSV and Parquet: which one the
+    servicer meant is not guessed; the period is rejected naming the files, nothing loads."""
+    from dagster_project.ingestion.loads import load_tapes
+
+    if extra.endswith(".xml"):
+        (delivery / extra).write_text(
+            '<?xml version="1.0"?><assetData xmlns="http://www.sec.gov/edgar/document/absee/'
+            'autoloan/assetdata"><assets><assetNumber>1</assetNumber></assets></assetData>'
+        )
+    else:
+        _as_parquet(delivery / "loan_status.csv")
+    folders = delivery.parent / "deliveries"
+    folders.mkdir()
+    delivery.rename(folders / PERIOD)
+    report = load_tapes(con, {DEAL_ID: folders}, {DEAL_ID: load_deal()}, [(DEAL_ID, PERIOD)])
+    (error,) = report.rejected
+    assert "delivered twice, in different formats" in str(error) and extra in str(error)
+    assert "loan_status.csv" in str(error)
+    assert con.execute(
+        "select status from raw.deliveries where scope = ?", [PERIOD]
+    ).fetchall() == [("rejected",)]

@@ -23,7 +23,12 @@ from dagster_project.business_calendar import period_determined_on
 from dagster_project.checksums import sha256
 from dagster_project.deal import Deal, load_shelf
 from dagster_project.defs.ingestion import monthly_tapes
-from dagster_project.ingestion.deliveries import delivered_periods, inbox_dir, tape_files
+from dagster_project.ingestion.deliveries import (
+    AmbiguousDelivery,
+    delivered_periods,
+    inbox_dir,
+    tape_files,
+)
 from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.partitions import TRUST_PERIODS, box_tags, key
 
@@ -93,7 +98,7 @@ def inbox_decisions(deals: list[Deal]):
             folder = inbox / deal.deal_id / period
             try:
                 files = {schema.kind: path for schema, path in tape_files(folder)}
-            except Ex102Error as error:
+            except (Ex102Error, AmbiguousDelivery) as error:
                 out.append((folder, None, None, str(error)))
                 continue
             absent = [kind for kind, path in files.items() if not path.exists()]

@@ -32,6 +32,10 @@ def inbox_dir() -> Path:
     return Path(os.environ.get("CAOT_INBOX_DIR") or warehouse.DATA_DIR / "inbox")
 
 
+class AmbiguousDelivery(ValueError):
+    """A period's folder holding the same file in more than one format."""
+
+
 def trust_dir(inputs: Path, deal_id: str) -> Path:
     return Path(inputs) / deal_id
 
@@ -52,6 +56,19 @@ def tape_files(folder: Path) -> list[tuple[schemas.FileSchema, Path]]:
     files none of which is asset-level data are read as one, and the read names the error."""
     documents = sorted(folder.glob("*.xml"))
     filings = [path for path in documents if ex102.is_asset_data(path)] or documents
+    tabular = [
+        folder / f"{schema.kind}.{ext}"
+        for schema in (schemas.LOAN_STATUS, schemas.PAYMENT_TRANSACTIONS)
+        for ext in FORMATS
+        if (folder / f"{schema.kind}.{ext}").exists()
+    ]
+    kinds = [path.name.split(".")[0] for path in tabular]
+    if (filings and tabular) or len(kinds) != len(set(kinds)):
+        # which one the servicer meant is not for the loader to guess
+        raise AmbiguousDelivery(
+            f"{folder}: the period is delivered twice, in different formats "
+            f"({', '.join(p.name for p in [*filings, *tabular])}); deliver one"
+        )
     if filings:
         return [
             (schemas.LOAN_STATUS, ex102.choose_file(filings, os.environ.get("CAOT_EX102_VARIANT")))

@@ -13,7 +13,12 @@ from dagster_project.business_calendar import payment_periods
 from dagster_project.checksums import sha256
 from dagster_project.deal import Deal
 from dagster_project.ingestion import schemas
-from dagster_project.ingestion.deliveries import reference_file, tape_files, trust_dir
+from dagster_project.ingestion.deliveries import (
+    AmbiguousDelivery,
+    reference_file,
+    tape_files,
+    trust_dir,
+)
 from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.ingestion.loader import (
     Delivery,
@@ -102,7 +107,7 @@ def restated_schedule(con, inputs: Path, deal: Deal) -> Path | None:
 def _delivery(deal: Deal, folder: Path, period) -> Delivery | IngestionError:
     try:
         files = tape_files(folder)
-    except Ex102Error as error:
+    except (Ex102Error, AmbiguousDelivery) as error:
         return IngestionError(
             deal.deal_id, period.collection_period, [Finding(str(folder), None, None, str(error))]
         )
