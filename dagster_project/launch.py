@@ -10,7 +10,7 @@ from dagster_project import warehouse as warehouse_files
 from dagster_project.deal import load_shelf
 from dagster_project.definitions import defs
 from dagster_project.defs.ingestion import ACCEPT_DEAL_CHANGES
-from dagster_project.ingestion.deliveries import delivered_periods, trust_dir
+from dagster_project.ingestion.deliveries import delivered_periods, not_trusts, trust_dir
 from dagster_project.partitions import box_tags
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
@@ -22,6 +22,8 @@ def delivered(inputs, shelf, trusts: list[str] | None, periods: list[str] | None
     """Each trust's delivered Collection Periods (folders under <inputs>/<deal_id>/deliveries),
     narrowed to `trusts` and `periods`; says which folders it ignores and why."""
     out: dict[str, list[str]] = {}
+    for folder in not_trusts(inputs, shelf):
+        print(f"ignored: {folder}: not a trust of the shelf (no deal file)", file=sys.stderr)
     for deal in shelf:
         if trusts and deal.deal_id not in trusts:
             continue

@@ -181,8 +181,10 @@ def test_the_command_line_says_which_delivery_folders_it_ignores(tmp_path, capsy
     folder = tmp_path / DEAL_ID / "deliveries"
     for name in ("2015-10", "2017-07 (resent)", "1999-01", "notes"):
         (folder / name).mkdir(parents=True)
+    (tmp_path / "caot-2099-9" / "deliveries" / "2016-01").mkdir(parents=True)  # no deal file
     assert delivered(tmp_path, [DEAL], None, None) == {DEAL_ID: ["2015-10"]}
     printed = capsys.readouterr().err
+    assert "caot-2099-9: not a trust of the shelf (no deal file)" in printed
     assert "2017-07 (resent): the folder name is not a Collection Period (YYYY-MM); not loaded" in (
         printed
     )

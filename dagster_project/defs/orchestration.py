@@ -27,6 +27,7 @@ from dagster_project.ingestion.deliveries import (
     AmbiguousDelivery,
     delivered_periods,
     inbox_dir,
+    not_trusts,
     tape_files,
 )
 from dagster_project.ingestion.ex102 import Ex102Error
@@ -111,13 +112,8 @@ def inbox_decisions(deals: list[Deal]):
                 continue
             digest = "+".join(sha256(files[kind]) for kind in sorted(files))
             out.append((folder, key(deal.deal_id, period), digest, None))
-    unknown = sorted(
-        child.name
-        for child in (inbox.iterdir() if inbox.is_dir() else [])
-        if child.is_dir() and child.name not in {d.deal_id for d in deals}
-    )
-    for name in unknown:
-        out.append((None, None, None, f"{inbox / name}: not a trust of the shelf (no deal file)"))
+    for folder in not_trusts(inbox, deals):
+        out.append((None, None, None, f"{folder}: not a trust of the shelf (no deal file)"))
     return out
 
 

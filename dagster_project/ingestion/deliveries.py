@@ -40,6 +40,18 @@ def trust_dir(inputs: Path, deal_id: str) -> Path:
     return Path(inputs) / deal_id
 
 
+def not_trusts(folder: Path, deals) -> list[Path]:
+    """The folders under `folder` (the inputs or the inbox, one folder per trust) named for no
+    trust of the shelf: their deliveries are not loaded, and the command line and the sensor say
+    so."""
+    known = {deal.deal_id for deal in deals}
+    return sorted(
+        child
+        for child in (folder.iterdir() if folder.is_dir() else [])
+        if child.is_dir() and child.name not in known
+    )
+
+
 def find_file(folder: Path, stem: str) -> Path:
     """The delivered file `stem.<format>` in `folder` (the first format present)."""
     for ext in FORMATS:
