@@ -25,6 +25,29 @@ def test_deal_terms_of_2015_4():
     assert deal.note_class("A-2b").spread == Decimal("0.0060")
 
 
+def test_2014_4_note_rates_give_its_published_interest_lines():
+    """The Monthly Servicer's Certificate of CarMax Auto Owner Trust 2014-4 for 2015-12-15
+    (EX-99.1 of its 10-D): line 29e, A-2a Monthly Interest 81,790.88 on 146,491,136.88 (30/360);
+    29i, A-2b 23,385.80 on 62,164,135.57 at LIBOR 0.19700% (line 15) plus the spread, 29 days
+    (actual/360); 35a, D 47,120.00 on 18,600,000.00."""
+    from decimal import ROUND_HALF_UP
+
+    from dagster_project.deal import PROJECT_ROOT
+
+    deal = load_deal(PROJECT_ROOT / "data" / "deals" / "caot_2014_4.yaml")
+    cent = Decimal("0.01")
+
+    def monthly(balance: str, rate: Decimal, fraction: Decimal) -> Decimal:
+        return (Decimal(balance) * rate * fraction).quantize(cent, ROUND_HALF_UP)
+
+    twelfth = Decimal(1) / 12
+    assert monthly("146491136.88", deal.note_class("A-2a").rate, twelfth) == Decimal("81790.88")
+    libor = Decimal("0.00197")
+    floating = libor + deal.note_class("A-2b").spread
+    assert monthly("62164135.57", floating, Decimal(29) / 360) == Decimal("23385.80")
+    assert monthly("18600000.00", deal.note_class("D").rate, twelfth) == Decimal("47120.00")
+
+
 def _write(tmp_path, mutate):
     raw = yaml.safe_load(DEFAULT_DEAL_FILE.read_text())
     mutate(raw)
