@@ -427,14 +427,18 @@ def certificate_layout(deal: Deal) -> list[Line]:
     )
     out.single("reserve_account_investment_earnings", "Investment Earnings")
     out.single("reserve_account_draw_amount", "Reserve Account Draw Amount")
-    out.single("reserve_account_amount_after_draw", "Reserve Account Amount")
-    out.single("required_reserve_account_amount", "Required Reserve Account Amount")
+    out.single(
+        "reserve_account_amount_after_draw", "Reserve Account Amount (Ln 51 + Ln 52 - Ln 53)"
+    )
+    # line 55 is redacted in the filed agreement (seven, four, nine and five letters, then a line
+    # reference); the published certificates print it: the deposit of line 44d
+    out.single("reserve_account_deposit_amount", "Deposit from Available Funds (Ln 44d)")
     out.lettered(
         [
             (
                 "reserve_released_to_principal_amount",
                 "the Note Payment Account for the payment of principal to the extent of any "
-                "unfunded Regular Principal Distribution Amount",
+                "unfunded Regular Principal Distribution Amount; and",
                 "money",
             ),
             (
@@ -449,10 +453,12 @@ def certificate_layout(deal: Deal) -> list[Line]:
     out.single(
         "reserve_released_to_certificateholder_amount",
         "Payment to Certificateholder if Reserve Account Balance exceeds Required Reserve "
-        "Account Amount",
+        "Account Amount and to the extent no unfunded amounts described in Ln 56 exist",
     )
-    out.single("reserve_account_ending_balance", "Ending Balance")
-    out.single("reserve_account_ending_deficiency_amount", "Reserve Account Deficiency")
+    out.single("reserve_account_ending_balance", "Ending Balance (Ln54 + Ln55 - Ln56 - Ln57)")
+    out.single(
+        "reserve_account_ending_deficiency_amount", "Reserve Account Deficiency (Ln50 - Ln58)"
+    )
 
     out.section("Instructions to the Trustee")
     out.single(
