@@ -47,10 +47,11 @@ def validate_schedule(
     its breach register. `run_name` names the build in the Data Docs."""
     params = {"deal_id": deal.deal_id}
     frame = con.execute(observations.SCHEDULE_RECEIVABLES, params).df()
-    suite = schedule_receivable_suite(deal, public_filings=schedule_from_filings(con, deal))
+    public = schedule_from_filings(con, deal)
+    suite = schedule_receivable_suite(deal, public_filings=public)
     receivables = validate(frame, suite, gx_root, run_name)
     pool_frame = con.execute(observations.SCHEDULE_POOL, params).df()
-    pool = validate(pool_frame, schedule_pool_suite(deal), gx_root, run_name)
+    pool = validate(pool_frame, schedule_pool_suite(deal, public), gx_root, run_name)
     now = dt.datetime.now(dt.UTC)
     delivery = con.execute(observations.SCHEDULE_DELIVERY, params).fetchone()
     store.save_outcomes(
