@@ -2,8 +2,10 @@
 
 Shaped like real filings (../shared/reference/abs_ee_auto_loan_fields.md): MM-DD-YYYY period dates,
 MM/YYYY maturity and zero-balance dates, elements omitted where they do not apply (no
-recoveries, no charge-off, no repurchase, no fees), rebates as otherPrincipalAdjustmentAmount, net
-repossession proceeds beside gross recoveries, every record with its origination attributes (from
+recoveries, no charge-off, no repurchase, no fees), rebates as otherPrincipalAdjustmentAmount,
+recoveries net of the liquidation expenses (EX-102 reports no expense: recoveredAmount is what
+the trust receives, its Liquidation Proceeds) with the same cash as repossessedProceedsAmount, as
+CarMax files a new disposition, every record with its origination attributes (from
 the Receivable Schedule), and a receivable that left the pool (charged off, paid off, repurchased)
 repeated in every later file with zero balances, its zero-balance code and month, as CarMax's
 filings do (a charge-off with its original amount). EX-102 has no transaction file.
@@ -163,8 +165,8 @@ class Ex102TapeWriter:
         if charged:  # every later file repeats the original charge-off (not a new loss)
             fields.append(("chargedoffPrincipalAmount", _money(charged["amount"])))
         if row.recoveredAmount:
-            fields.append(("recoveredAmount", _money(row.recoveredAmount)))
             net = row.recoveredAmount - row.liquidationExpenseAmount
+            fields.append(("recoveredAmount", _money(net)))
             fields.append(("repossessedProceedsAmount", _money(net)))
         return _element(fields, self.origination.get(row.assetNumber, ""))
 

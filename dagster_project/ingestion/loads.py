@@ -137,6 +137,7 @@ def load_tapes(
         deal_id: {p.collection_period: p for p in payment_periods(deal)}
         for deal_id, deal in deals.items()
     }
+    ensure_table(con, schemas.RECEIVABLE_SCHEDULE)
     scheduled = {
         deal_id
         for (deal_id,) in con.execute(
@@ -150,13 +151,12 @@ def load_tapes(
         if period is None or not folder.is_dir():  # not a Collection Period of the trust
             report.not_delivered.append((deal_id, key))
             continue
-        if deal_id not in scheduled:
-            report.waiting.append((deal_id, key))
-            continue
         delivery = _delivery(deal, folder, period)
         if isinstance(delivery, IngestionError):
             reject_folder(con, deal_id, key, folder, delivery.findings[0])
             report.rejected.append(delivery)
+        elif deal_id not in scheduled:
+            report.waiting.append((deal_id, key))
         else:
             pending.append(delivery)
     position = 0

@@ -5,6 +5,8 @@
 -- tapes with a balance the recomputation still carries) is a servicing criterion of the period,
 -- 1122(d)(1)(v), whose failure withholds that trust's certificate (the servicing suite), not a
 -- failed build of every trust; a break the criterion does not show still fails here.
+-- in Dagster, an asset check on the model it is about (it reads two)
+{{ config(meta={'dagster': {'ref': {'name': 'rpt_certificate_tieouts'}}}) }}
 select tieouts.*
 from {{ ref('rpt_certificate_tieouts') }} as tieouts
 left join {{ ref('rpt_servicing_criteria') }} as criteria

@@ -139,12 +139,16 @@ with_state as (
         end as fees_paid_cents,
         case
             when spine.is_independently_recomputed then coalesce(flows.payment_principal_cents, 0)
-            -- the principal the filed balances show applied: a payment beyond the balance (a
-            -- credit balance, filed negative) is the obligor's, not applied (Art. I "Principal
-            -- Balance" is never negative); as filed otherwise
-            else {{ to_cents('greatest(spine.reported_beginning_balance, 0)
-                - coalesce(spine.reported_rebate_amount, 0)
-                - greatest(' ~ filed_end_balance ~ ', 0)') }}
+            -- a receivable in the pool: the principal its filed balances show applied, a payment
+            -- beyond the balance (a credit balance, filed negative) being the obligor's, not
+            -- applied (Art. I "Principal Balance" is never negative)
+            when spine.reported_beginning_balance > 0
+                then {{ to_cents('spine.reported_beginning_balance
+                    - coalesce(spine.reported_rebate_amount, 0)
+                    - greatest(' ~ filed_end_balance ~ ', 0)') }}
+            -- one out of the pool: what it pays is receipts (Liquidation Proceeds after a
+            -- default), as filed
+            else {{ to_cents('coalesce(spine.reported_principal_collected_amount, 0)') }}
         end as payment_principal_cents,
         case
             when spine.is_independently_recomputed then coalesce(flows.rebate_principal_cents, 0)
