@@ -226,6 +226,13 @@ def test_not_asset_data_or_not_xml_is_a_clear_error(tmp_path):
     other.write_text("<report/>")
     with pytest.raises(ex102.Ex102Error, match="not assetData"):
         list(ex102.iter_assets(other))
+    mortgages = filing(tmp_path / "rmbs.xml", ["<assetNumber>1</assetNumber>"])
+    mortgages.write_text(mortgages.read_text().replace("/autoloan/", "/rmbs/"))
+    with pytest.raises(ex102.Ex102Error, match="namespace .*rmbs.*, not auto loans"):
+        list(ex102.iter_assets(mortgages))
+    unqualified = filing(tmp_path / "plain.xml", ["<assetNumber>1</assetNumber>"])
+    unqualified.write_text(unqualified.read_text().replace(f' xmlns="{NS}"', ""))
+    assert [r["assetNumber"] for r in ex102.iter_assets(unqualified)] == ["1"]
     broken = tmp_path / "broken.xml"
     broken.write_text(f'<assetData xmlns="{NS}"><assets><assetNumber>1</assets>')
     with pytest.raises(ex102.Ex102Error, match="not well-formed"):

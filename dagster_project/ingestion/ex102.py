@@ -134,6 +134,11 @@ def iter_assets(path: Path) -> Iterator[dict]:
                 root = element
                 if _local(root.tag) != "assetData":
                     raise Ex102Error(f"{path}: root element is {_local(root.tag)}, not assetData")
+                space = root.tag[1:].split("}", 1)[0] if root.tag.startswith("{") else None
+                if space not in (None, NAMESPACE):  # another asset class's Schedule AL
+                    raise Ex102Error(
+                        f"{path}: asset data in the namespace {space}, not auto loans ({NAMESPACE})"
+                    )
             if event != "end" or _local(element.tag) != "assets":
                 continue
             record: dict = {}
