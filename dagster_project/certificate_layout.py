@@ -86,6 +86,11 @@ class _Layout:
         self.add(str(number), key, label, kind)
         return number
 
+    def line_of(self, key: str) -> str:
+        """The printed id of the latest line showing `key`: a label's reference to it (the
+        numbers depend on the deal's classes)."""
+        return next(line.line for line in reversed(self.lines) if line.key == key)
+
     def lettered(self, items: list[tuple[str, str, str]], group: str = "") -> int:
         number = self.next()
         for letter, (key, label, kind) in zip(LETTERS, items, strict=False):
@@ -419,7 +424,7 @@ def certificate_layout(deal: Deal) -> list[Line]:
         ],
         "Lesser of: (a or b)",
     )
-    out.single("required_reserve_account_amount", "Required Reserve Account Amount")
+    required = out.single("required_reserve_account_amount", "Required Reserve Account Amount")
     out.section("Reserve Account Reconciliation")
     out.single(
         "reserve_account_beginning_balance",
@@ -427,13 +432,23 @@ def certificate_layout(deal: Deal) -> list[Line]:
     )
     out.single("reserve_account_investment_earnings", "Investment Earnings")
     out.single("reserve_account_draw_amount", "Reserve Account Draw Amount")
-    out.single(
-        "reserve_account_amount_after_draw", "Reserve Account Amount (Ln 51 + Ln 52 - Ln 53)"
+    parts = (
+        "reserve_account_beginning_balance",
+        "reserve_account_investment_earnings",
+        "reserve_account_draw_amount",
     )
-    # line 55 is redacted in the filed agreement (seven, four, nine and five letters, then a line
-    # reference); the published certificates print it: the deposit of line 44d
-    out.single("reserve_account_deposit_amount", "Deposit from Available Funds (Ln 44d)")
-    out.lettered(
+    amount = out.single(
+        "reserve_account_amount_after_draw",
+        "Reserve Account Amount (Ln {} + Ln {} - Ln {})".format(*map(out.line_of, parts)),
+    )
+    # this line is redacted in the filed agreement (seven, four, nine and five letters, then a
+    # line reference); the published certificates print it: the Collection Account's deposit to
+    # the Reserve Account
+    deposit = out.single(
+        "reserve_account_deposit_amount",
+        f"Deposit from Available Funds (Ln {out.line_of('reserve_account_deposit_amount')})",
+    )
+    released = out.lettered(
         [
             (
                 "reserve_released_to_principal_amount",
@@ -450,14 +465,18 @@ def certificate_layout(deal: Deal) -> list[Line]:
         ],
         "If Reserve Account Balance exceeds Required Reserve Account Amount, payment to",
     )
-    out.single(
+    surplus = out.single(
         "reserve_released_to_certificateholder_amount",
         "Payment to Certificateholder if Reserve Account Balance exceeds Required Reserve "
-        "Account Amount and to the extent no unfunded amounts described in Ln 56 exist",
+        f"Account Amount and to the extent no unfunded amounts described in Ln {released} exist",
     )
-    out.single("reserve_account_ending_balance", "Ending Balance (Ln54 + Ln55 - Ln56 - Ln57)")
+    ending = out.single(
+        "reserve_account_ending_balance",
+        f"Ending Balance (Ln{amount} + Ln{deposit} - Ln{released} - Ln{surplus})",
+    )
     out.single(
-        "reserve_account_ending_deficiency_amount", "Reserve Account Deficiency (Ln50 - Ln58)"
+        "reserve_account_ending_deficiency_amount",
+        f"Reserve Account Deficiency (Ln{required} - Ln{ending})",
     )
 
     out.section("Instructions to the Trustee")

@@ -458,3 +458,33 @@ def test_clean_up_call_and_net_worth_flags_follow_their_thresholds(published):
         "xxii",
     ]
     assert {f"({r})" for r in roman} <= items
+
+
+@pytest.mark.parametrize(
+    "deal_file, lines",
+    [
+        ("caot_2015_4.yaml", ("44d", "50", "51", "52", "53", "54", "55", "56", "57", "58")),
+        ("caot_2012_3.yaml", ("42d", "48", "49", "50", "51", "52", "53", "54", "55", "56")),
+    ],
+)
+def test_the_reserve_lines_refer_to_the_deal_s_own_line_numbers(deal_file, lines):
+    """The Reserve Account Reconciliation prints its arithmetic with line references, as the
+    published certificates do (2015-4, 2015-11-16: "54. Reserve Account Amount (Ln 51 + Ln 52 -
+    Ln 53)", "55. Deposit from Available Funds (Ln 44d)"); a deal with fewer classes numbers its
+    lines lower, and its references follow."""
+    from dagster_project.deal import PROJECT_ROOT
+
+    layout = certificate_layout(load_deal(PROJECT_ROOT / "data" / "deals" / deal_file))
+    deposit, required, begin, earnings, draw, amount, deposited, released, surplus, end = lines
+    label = {line.line: line.label for line in layout}
+    assert label[deposit] == "Deposit to Reserve Account"
+    assert label[required] == "Required Reserve Account Amount"
+    assert label[amount] == f"Reserve Account Amount (Ln {begin} + Ln {earnings} - Ln {draw})"
+    assert label[deposited] == f"Deposit from Available Funds (Ln {deposit})"
+    assert label[surplus].endswith(f"described in Ln {released} exist")
+    assert label[end] == f"Ending Balance (Ln{amount} + Ln{deposited} - Ln{released} - Ln{surplus})"
+    deficiency = str(int(end) + 1)
+    assert label[deficiency] == f"Reserve Account Deficiency (Ln{required} - Ln{end})"
+    assert {line.key for line in layout if line.line == deposited} == {
+        "reserve_account_deposit_amount"
+    }
