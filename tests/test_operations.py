@@ -125,6 +125,22 @@ def test_a_complete_delivery_launches_its_partition_once_per_contents(small_deal
     assert corrected[0].partition_key == result[0].partition_key
 
 
+def test_a_delivery_runs_again_when_its_trust_s_schedule_changes(
+    small_deal, inbox, tmp_path, monkeypatch
+):
+    """A delivery that waited for a rejected Receivable Schedule (not loaded, not recorded) runs
+    again when the corrected schedule arrives: the run key covers the trust's schedule."""
+    inputs = tmp_path / "inputs"
+    shutil.copytree(small_deal, inputs, ignore=shutil.ignore_patterns("deliveries"))
+    monkeypatch.setenv("CAOT_INPUT_DIR", str(inputs))
+    _deliver(small_deal, inbox, "2016-03")
+    (first,) = orchestration.monthly_delivery_sensor(dg.build_sensor_context())
+    schedule = inputs / DEAL_ID / "receivable_schedule.csv"
+    schedule.write_text(schedule.read_text() + schedule.read_text().splitlines()[1] + "\n")
+    (again,) = orchestration.monthly_delivery_sensor(dg.build_sensor_context())
+    assert again.run_key != first.run_key and again.partition_key == first.partition_key
+
+
 def test_an_incomplete_delivery_is_reported_not_run(small_deal, inbox):
     _deliver(small_deal, inbox, "2016-04", files=("loan_status",))
     (inbox / DEAL_ID / "2016-05").mkdir()

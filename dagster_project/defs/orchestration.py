@@ -23,15 +23,18 @@ from dagster_project.business_calendar import period_determined_on
 from dagster_project.checksums import sha256
 from dagster_project.deal import Deal, load_shelf
 from dagster_project.defs.ingestion import monthly_tapes
+from dagster_project.ingestion import schemas
 from dagster_project.ingestion.deliveries import (
     AmbiguousDelivery,
     delivered_periods,
     inbox_dir,
     not_trusts,
+    reference_file,
     tape_files,
 )
 from dagster_project.ingestion.ex102 import Ex102Error
 from dagster_project.partitions import TRUST_PERIODS, box_tags, key
+from dagster_project.warehouse import input_dir
 
 TIMEZONE = "America/New_York"
 DELIVERY_TAG = "caot/delivery_dir"
@@ -88,11 +91,15 @@ def determination_date_schedule(context: dg.ScheduleEvaluationContext):
 def inbox_decisions(deals: list[Deal]):
     """(folder, partition key, SHA-256 of its files, problem) for every delivery folder in the
     inbox: a complete delivery (the period's files present and not empty) is to be run; anything
-    else is reported, not run. Whether its files were loaded before is the loader's answer."""
+    else is reported, not run. Whether its files were loaded before is the loader's answer. The
+    SHA-256 covers the trust's Receivable Schedule too: a delivery that waited for a rejected
+    schedule (ingestion/loads.py) runs again when a corrected schedule arrives."""
     inbox = inbox_dir()
     out = []
     for deal in deals:
         found = delivered_periods(inbox / deal.deal_id, deal)
+        schedule = reference_file(input_dir(), deal.deal_id, schemas.RECEIVABLE_SCHEDULE)
+        schedule_digest = sha256(schedule) if found.periods and schedule.exists() else ""
         for problem in found.ignored:
             out.append((None, None, None, problem))
         for period in found.periods:
@@ -110,7 +117,7 @@ def inbox_decisions(deals: list[Deal]):
                 what = ", ".join([f"missing {k}" for k in absent] + [f"empty {k}" for k in empty])
                 out.append((folder, None, None, f"{folder}: incomplete, {what}"))
                 continue
-            digest = "+".join(sha256(files[kind]) for kind in sorted(files))
+            digest = "+".join([*(sha256(files[kind]) for kind in sorted(files)), schedule_digest])
             out.append((folder, key(deal.deal_id, period), digest, None))
     for folder in not_trusts(inbox, deals):
         out.append((None, None, None, f"{folder}: not a trust of the shelf (no deal file)"))
