@@ -109,6 +109,7 @@ def test_a_good_delivery_loads_and_loading_it_again_changes_nothing(con, deliver
         ("assetNumber", "99999999999", "receivable not in the Receivable Schedule"),
         ("reportingPeriodEndingDate", "2015-11-30", "tape is for another Collection Period"),
         ("loanStatus", "zombie", "value not in the accepted codes"),
+        ("loanStatus", "paid_in_full", "receivable reported paid in full with an ending balance"),
         ("interestPaidThroughDate", "", "missing value"),
     ],
 )

@@ -590,6 +590,10 @@ def tape_consistency_checks(con, staging: Staging = TEXT) -> str:
         where "loanStatus" in ('current', 'delinquent')
             and {_money(begin)} = 0 and {_money(end)} = 0
         union all
+        select deal_id, scope, rowid, 'loanStatus', 'receivable reported paid in full with an
+            ending balance of ' || "{end}", "loanStatus" from {table}
+        where "loanStatus" = 'paid_in_full' and {_money(end)} > 0
+        union all
         select stage.deal_id, stage.scope, stage.rowid, '{begin}', 'beginning balance is not the
             Principal Balance in the Receivable Schedule (' || schedule.principal_balance || ')',
             stage."{begin}"
