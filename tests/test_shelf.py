@@ -3,7 +3,8 @@
 2015-4 (eight classes, a LIBOR floater) and 2012-3 (seven classes, no floater), a year of each.
 2012-3's eighth delivery lacks the payment of a receivable that pays off the month after and then
 leaves the tapes with a balance the recomputation still carries (the Pool Balance no longer rolls
-forward), and its last tape is unreadable: its certificates from the eighth month on are withheld,
+forward), and carries another receivable's payment beyond its payoff (not applied: the obligor's),
+and its last tape is unreadable: its certificates from the eighth month on are withheld,
 every other certificate of both trusts is published, each equal to what the trust gives alone
 (2015-4: the single-trust build, line for line; 2012-3: the plain-Python references from its
 files)."""
@@ -75,6 +76,7 @@ def _build(small_deal: Path, folder: Path) -> None:
             deliveries(reference_inputs, OTHER.deal_id) / period.collection_period,
         )
     _drop_a_payment_before_a_payoff(deliveries(inputs, OTHER.deal_id), BAD)
+    _overpay_a_receivable(deliveries(inputs, OTHER.deal_id), BAD)
     unreadable = payment_periods(OTHER)[UNREADABLE - 1].collection_period
     (deliveries(inputs, OTHER.deal_id) / unreadable / "loan_status.csv").write_bytes(
         b"\x00\x01 not a tape\n"
@@ -104,6 +106,31 @@ def _drop_a_payment_before_a_payoff(folder: Path, period_number: int) -> str:
         writer.writeheader()
         writer.writerows(row for row in rows if row["assetNumber"] != dropped)
     return dropped
+
+
+def _overpay_a_receivable(folder: Path, period_number: int) -> None:
+    """Make a current receivable's first payment of the period its beginning balance plus $1,000:
+    more than its payoff."""
+    period = payment_periods(OTHER)[period_number - 1].collection_period
+    with (folder / period / "loan_status.csv").open(newline="") as handle:
+        begin = {
+            row["assetNumber"]: Decimal(row["reportingPeriodBeginningLoanBalanceAmount"])
+            for row in csv.DictReader(handle)
+            if row["loanStatus"] == "current"
+        }
+    transactions = folder / period / "payment_transactions.csv"
+    with transactions.open(newline="") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = reader.fieldnames, list(reader)
+    row = max(
+        (r for r in rows if r["transactionType"] == "payment" and r["assetNumber"] in begin),
+        key=lambda r: r["assetNumber"],
+    )
+    row["transactionAmount"] = str(begin[row["assetNumber"]] + 1000)
+    with transactions.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def _certificates(con, deal_id: str) -> dict:
@@ -138,6 +165,12 @@ def test_one_trust_s_bad_delivery_withholds_its_certificates_only(shelf):
         "<> 0",
         [OTHER.deal_id],
     ).fetchall()
+    # the payment beyond a payoff: not applied (the obligor's), the build goes on
+    overpaid = con.execute(
+        "select count(*) from intermediate.int_receivable__simple_interest_steps "
+        "where deal_id = ? and collection_period = ? and unapplied_cents > 0",
+        [OTHER.deal_id, payment_periods(OTHER)[BAD - 1].collection_period],
+    ).fetchone()[0]
     unreadable = payment_periods(OTHER)[UNREADABLE - 1].collection_period
     rejected = con.execute(
         "select scope from raw.deliveries where deal_id = ? and status = 'rejected'",
@@ -145,6 +178,7 @@ def test_one_trust_s_bad_delivery_withholds_its_certificates_only(shelf):
     ).fetchall()
     con.close()
     assert [number for number, _ in criteria] == [BAD + 2] and criteria[0][1] < 0
+    assert overpaid == 1
     assert rejected == [(unreadable,)]
     reports = shelf["paths"]["reports"]
     index = (reports / "index.html").read_text()

@@ -329,7 +329,8 @@ def _hit_pool_balance(s: dict, target: int, breached: list[int]) -> None:
     residual = target - int(s["balance"].sum())
     clean = np.setdiff1d(np.arange(len(s["balance"])), breached)
     weights = (s["amount"] - s["balance"])[clean] if residual > 0 else s["balance"][clean]
-    share = residual * weights // weights.sum()
+    # Python integers: a small pool's residual times a weight passes int64 (billions of cents)
+    share = (residual * weights.astype(object) // int(weights.sum())).astype(np.int64)
     rest = residual - int(share.sum())  # 0 <= rest < len(clean): one more cent to the first ones
     share[np.argsort(-weights, kind="stable")[:rest]] += 1
     s["balance"][clean] += share
@@ -347,10 +348,12 @@ def _plant_breaches(deal, rng, s, flags, obligor_state, interest_method) -> list
         & (s["days_past_due"] == 0)
         & ~s["new_vehicle"]
     )
-    chosen = rng.choice(candidates, size=len(BREACH_KINDS) * BREACHES_PER_KIND, replace=False)
+    # a small pool has fewer candidates: as many of each kind as it allows (none in a tiny one)
+    per_kind = min(BREACHES_PER_KIND, len(candidates) // len(BREACH_KINDS))
+    chosen = rng.choice(candidates, size=len(BREACH_KINDS) * per_kind, replace=False)
     breaches = []
     for k, (rep, kind, rule) in enumerate(BREACH_KINDS):
-        for i in chosen[k * BREACHES_PER_KIND : (k + 1) * BREACHES_PER_KIND]:
+        for i in chosen[k * per_kind : (k + 1) * per_kind]:
             if kind == "level_payment":
                 s["pay"][i] = s["pay"][i] + 2_500 + int(rng.integers(0, 5_000))
             elif kind == "not_repossessed":

@@ -1,6 +1,7 @@
 -- Money is neither created nor lost between the transactions and the pool roll-forward: every
 -- cent of obligor payments is interest, fees or principal, Liquidation Proceeds (received on a
--- Defaulted Receivable) or excluded (received on a Purchased Receivable), and the pool moves by
+-- Defaulted Receivable), excluded (received on a Purchased Receivable) or not applied (paid
+-- beyond the payoff: the obligor's, int_receivable__simple_interest_steps), and the pool moves by
 -- exactly the principal, purchases and defaults. Over the Collection Periods computed (every
 -- earlier tape loaded); a build with a window checks its window's periods (the builds that kept
 -- the others checked them, macros/incremental.sql).
@@ -21,17 +22,37 @@ with transactions as (
     group by transactions.deal_id, transactions.collection_period
 ),
 
-allocated as (
+unapplied as (
+    select
+        deal_id,
+        collection_period,
+        sum(unapplied_cents) / 100 as unapplied
+    from {{ ref('int_receivable__simple_interest_steps') }}
+    where unapplied_cents <> 0 and {{ in_window() }}
+    group by deal_id, collection_period
+),
+
+applied as (
     select
         deal_id,
         collection_period,
         sum(
             interest_collected_amount + fees_collected_amount + principal_collected_amount
             + rebate_principal_amount + receipts_as_liquidation_amount + receipts_after_purchase_amount
-        ) as allocated
+        ) as applied
     from {{ ref('fct_receivable_period') }}
     where {{ in_window() }}
     group by deal_id, collection_period
+),
+
+allocated as (
+    select
+        applied.deal_id,
+        applied.collection_period,
+        applied.applied + coalesce(unapplied.unapplied, 0) as allocated
+    from applied
+    left join unapplied
+        on applied.deal_id = unapplied.deal_id and applied.collection_period = unapplied.collection_period
 )
 
 select
