@@ -783,11 +783,16 @@ def test_tapes_wait_for_a_rejected_receivable_schedule(tmp_path, small_deal):
         ensure_tables(con)
         (error,) = load_once_delivered(con, inputs, [deal], schemas.RECEIVABLE_SCHEDULE).rejected
         assert "duplicate row" in str(error)
+        said = []
         report = load_tapes(
-            con, {DEAL_ID: deliveries(inputs)}, {DEAL_ID: deal}, [(DEAL_ID, PERIOD)], log=None
+            con,
+            {DEAL_ID: deliveries(inputs)},
+            {DEAL_ID: deal},
+            [(DEAL_ID, PERIOD)],
+            log=said.append,
         )
         assert report.waiting == [(DEAL_ID, PERIOD)] and not report.rejected
-        assert "waiting for the trust's Receivable Schedule" in report.summary()
+        assert said == [f"{DEAL_ID}: 1 period wait for its Receivable Schedule (none is loaded)"]
         assert (
             con.execute(
                 "select count(*) from raw.quarantine where scope <> 'receivable_schedule'"
@@ -834,3 +839,30 @@ def test_a_period_delivered_in_two_formats_is_rejected_naming_both(con, delivery
     assert con.execute(
         "select status from raw.deliveries where scope = ?", [PERIOD]
     ).fetchall() == [("rejected",)]
+
+
+def test_a_rejected_receivable_schedule_fails_the_run_s_deliveries_accepted_check(
+    tmp_path, small_deal
+):
+    """The check the command line reads for its exit status 3 (launch.py): a rejected schedule
+    fails it as a rejected tape does, naming the trust."""
+    import dagster as dg
+
+    from dagster_project.defs.ingestion import receivable_schedule
+    from dagster_project.resources import WarehouseResource
+
+    inputs = tmp_path / "in"
+    shutil.copytree(small_deal, inputs, ignore=shutil.ignore_patterns("deliveries"))
+    schedule = inputs / DEAL_ID / "receivable_schedule.csv"
+    rewrite(schedule, lambda rows: rows.append(rows[1]))
+    work = tmp_path / "work.duckdb"
+    with duckdb.connect(str(work)) as con:
+        load_deal_tables(con, [load_deal()])
+    warehouse = WarehouseResource(
+        work_path=str(work), published_path=str(tmp_path / "published.duckdb"),
+        input_dir=str(inputs),
+    )  # fmt: skip
+    result = dg.materialize([receivable_schedule], resources={"warehouse": warehouse})
+    (check,) = result.get_asset_check_evaluations()
+    assert check.check_name == "deliveries_accepted" and not check.passed
+    assert check.metadata["rejected"].value == f"{DEAL_ID} receivable_schedule"

@@ -107,13 +107,25 @@ def _report_metadata(report: LoadReport) -> dict:
     }
 
 
+SCHEDULE = dg.AssetKey(["raw", "receivable_schedule"])
+
+
 @dg.asset(
-    key=["raw", "receivable_schedule"],
+    key=SCHEDULE,
     description="Schedule 1, each trust's Receivable Schedule as of its Cutoff Date (validated "
     "against Section 2.3 by quality/eligibility_exceptions).",
     group_name="ingestion",
     kinds={"duckdb"},
     deps=[dg.AssetKey(["raw", "deals"])],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "deliveries_accepted",
+            asset=SCHEDULE,
+            description="Every Receivable Schedule of the run passed validation (a rejected one is "
+            "in raw.quarantine; its trust's tapes wait for a schedule, its certificates are "
+            "withheld).",
+        )
+    ],
 )
 def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     """A restated schedule of a trust whose tapes are loaded touches every row computed from it:
@@ -132,7 +144,9 @@ def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseR
         report = load_once_delivered(con, warehouse.inputs, deals, schemas.RECEIVABLE_SCHEDULE)
     for error in report.rejected:
         context.log.error(str(error))
-    return dg.MaterializeResult(metadata=_report_metadata(report))
+    metadata = _report_metadata(report)
+    yield dg.MaterializeResult(asset_key=SCHEDULE, metadata=metadata)
+    yield _accepted(SCHEDULE, report, metadata)
 
 
 MARKET_TABLES = {
@@ -203,9 +217,15 @@ def monthly_tapes(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
         context.log.error(str(error))
     metadata = _report_metadata(report)
     yield dg.MaterializeResult(asset_key=TAPES, metadata=metadata)
-    yield dg.AssetCheckResult(
+    yield _accepted(TAPES, report, metadata)
+
+
+def _accepted(asset: dg.AssetKey, report, metadata: dict) -> dg.AssetCheckResult:
+    """The asset's deliveries_accepted check: failed when a delivery of the run was rejected (the
+    command line then exits 3)."""
+    return dg.AssetCheckResult(
         check_name="deliveries_accepted",
-        asset_key=TAPES,
+        asset_key=asset,
         passed=not report.rejected,
         severity=dg.AssetCheckSeverity.ERROR,
         metadata={

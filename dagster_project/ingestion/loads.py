@@ -62,8 +62,6 @@ class LoadReport:
         ]
         if self.not_delivered:
             parts.append(f"{len(self.not_delivered)} not delivered")
-        if self.waiting:
-            parts.append(f"{len(self.waiting)} waiting for the trust's Receivable Schedule")
         return ", ".join(parts)
 
     def findings(self, limit: int = 20) -> list[str]:
@@ -159,6 +157,12 @@ def load_tapes(
             report.waiting.append((deal_id, key))
         else:
             pending.append(delivery)
+    waiting: dict[str, int] = {}
+    for deal_id, _period in report.waiting:
+        waiting[deal_id] = waiting.get(deal_id, 0) + 1
+    for deal_id, count in waiting.items():
+        periods = f"{count} period{'s' if count > 1 else ''}"
+        log(f"{deal_id}: {periods} wait for its Receivable Schedule (none is loaded)")
     position = 0
     while position < len(pending):
         chunk = _same_format(pending[position:])

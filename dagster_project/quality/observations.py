@@ -90,3 +90,15 @@ select
 from marts.rpt_servicing_criteria
 order by deal_id, period_number
 """
+
+
+# each trust whose latest Receivable Schedule delivery was rejected and none is loaded: its first
+# finding
+SCHEDULE_REJECTED = """
+select deal_id, arg_max(first_finding, loaded_at)
+from raw.deliveries
+where scope = 'receivable_schedule'
+group by deal_id
+having arg_max(status, loaded_at) = 'rejected'
+    and deal_id not in (select deal_id from raw.receivable_schedule)
+"""

@@ -98,16 +98,6 @@ def validate_servicing(
     return outcomes, gate
 
 
-SCHEDULE_REJECTED = """
-select deal_id, 'its delivery was rejected: ' || arg_max(first_finding, loaded_at)
-from raw.deliveries
-where scope = 'receivable_schedule'
-group by deal_id
-having arg_max(status, loaded_at) = 'rejected'
-    and deal_id not in (select deal_id from raw.receivable_schedule)
-"""
-
-
 def schedule_failures(con) -> dict[str, list[str]]:
     """Each trust's failed blocking expectations of its Receivable Schedule suites, or its
     rejected schedule when none is loaded (its tapes wait for one: ingestion/loads.py)."""
@@ -118,7 +108,10 @@ def schedule_failures(con) -> dict[str, list[str]]:
         [store.SHELF],
     ).fetchall()
     if table_exists(con, "raw", "deliveries") and table_exists(con, "raw", "receivable_schedule"):
-        rows += con.execute(SCHEDULE_REJECTED).fetchall()
+        rows += [
+            (deal_id, f"its delivery was rejected: {finding}")
+            for deal_id, finding in con.execute(observations.SCHEDULE_REJECTED).fetchall()
+        ]
     out: dict[str, list[str]] = {}
     for deal_id, text in rows:
         out.setdefault(deal_id, []).append(text)

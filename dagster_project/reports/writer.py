@@ -30,6 +30,7 @@ import duckdb
 from dagster_project.audit.package import SamplePlan, write_package
 from dagster_project.certificate_versions import changes, load_versions
 from dagster_project.deal import Deal, DealFileError, load_shelf
+from dagster_project.quality.observations import SCHEDULE_REJECTED
 from dagster_project.reports.auditor import write_auditor_report
 from dagster_project.reports.data_docs import publish_data_docs
 from dagster_project.reports.document import (
@@ -121,9 +122,17 @@ def write_reports(
         deals = _shelf_deals()
         totals = {"certificates": 0, "certificates_withheld": 0, "trusts": 0}
         rows = []
+        schedules_rejected = (
+            dict(con.execute(SCHEDULE_REJECTED).fetchall())
+            if table_exists(con, "raw", "deliveries")
+            else {}
+        )
         for deal_id, trust_name, servicer in trusts:
             if deal_id not in gated:
-                rows.append((deal_id, trust_name, None))
+                # no delivery loaded: its Receivable Schedule rejected (the tapes wait), or none
+                rejected = schedules_rejected.get(deal_id)
+                why = f"its Receivable Schedule was rejected ({rejected})" if rejected else ""
+                rows.append((deal_id, trust_name, None, why))
                 continue
             write = _Writer(out / deal_id, published / deal_id if published else None)
             counts = _write_trust(
@@ -132,11 +141,11 @@ def write_reports(
             totals["certificates"] += counts["certificates"]
             totals["certificates_withheld"] += counts["certificates_withheld"]
             totals["trusts"] += 1
-            rows.append((deal_id, trust_name, counts))
+            rows.append((deal_id, trust_name, counts, ""))
         generated = dt.datetime.now(dt.UTC)
         provenance = tuple(
             f"{deal_id}: {line}"
-            for deal_id, _name, counts in rows
+            for deal_id, _name, counts, _why in rows
             if counts is not None
             for line in Provenance(con, deal_id).for_trust(generated)
         )
@@ -190,11 +199,11 @@ def _not_public(con, deal: Deal | None) -> dict[str, list[str]] | None:
 def _shelf_index(rows) -> str:
     e = html.escape
     body = []
-    for deal_id, trust_name, counts in rows:
+    for deal_id, trust_name, counts, why in rows:
         if counts is None:
             body.append(
                 f"<tr><td>{e(trust_name)}</td><td>{e(deal_id)}</td>"
-                '<td colspan="4">no deliveries loaded</td></tr>'
+                f'<td colspan="4">no deliveries loaded{": " + e(why) if why else ""}</td></tr>'
             )
             continue
         status = (
