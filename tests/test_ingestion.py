@@ -769,9 +769,9 @@ def test_a_small_pool_generated_for_a_large_deal_loads_its_schedule_and_tapes(tm
 def test_tapes_wait_for_a_rejected_receivable_schedule(tmp_path, small_deal):
     """A trust whose Receivable Schedule is rejected: its tapes are not checked against nothing
     (every receivable "not in the schedule", every valid row quarantined), they wait, unrecorded,
-    for the run that loads a schedule; its certificates are withheld for the schedule."""
+    for the run that loads a schedule."""
     from dagster_project.ingestion.loads import ensure_tables, load_once_delivered, load_tapes
-    from dagster_project.quality.runs import schedule_failures
+    from dagster_project.quality.observations import SCHEDULE_REJECTED
 
     inputs = tmp_path / "in"
     shutil.copytree(small_deal, inputs)
@@ -805,15 +805,15 @@ def test_tapes_wait_for_a_rejected_receivable_schedule(tmp_path, small_deal):
             ]
             == 0
         )
-        (reason,) = schedule_failures(con)[DEAL_ID]
-        assert reason.startswith("its delivery was rejected: ") and "duplicate row" in reason
+        (rejected,) = con.execute(SCHEDULE_REJECTED).fetchall()  # the shelf's index says why
+        assert rejected[0] == DEAL_ID and "duplicate row" in rejected[1]
         # the schedule corrected: the same tapes load
         rewrite(schedule, lambda rows: rows.pop())
         assert not load_once_delivered(con, inputs, [deal], schemas.RECEIVABLE_SCHEDULE).rejected
         again = load_tapes(
             con, {DEAL_ID: deliveries(inputs)}, {DEAL_ID: deal}, [(DEAL_ID, PERIOD)], log=None
         )
-        assert again.loaded == [(DEAL_ID, PERIOD)] and DEAL_ID not in schedule_failures(con)
+        assert again.loaded == [(DEAL_ID, PERIOD)] and not con.execute(SCHEDULE_REJECTED).fetchall()
 
 
 @pytest.mark.parametrize("extra", ["loan_status.xml", "loan_status.parquet"])

@@ -14,7 +14,6 @@ from dagster_project.quality.suites import (
     servicing_criteria_suite,
 )
 from dagster_project.quality.validation import Outcome, validate
-from dagster_project.warehouse import table_exists
 
 SERVICING_SUITE = "servicing_criteria"
 
@@ -99,19 +98,13 @@ def validate_servicing(
 
 
 def schedule_failures(con) -> dict[str, list[str]]:
-    """Each trust's failed blocking expectations of its Receivable Schedule suites, or its
-    rejected schedule when none is loaded (its tapes wait for one: ingestion/loads.py)."""
+    """Each trust's failed blocking expectations of its Receivable Schedule suites."""
     store.ensure_schema(con)
     rows = con.execute(
         "select deal_id, representation || ' ' || rule_text from quality.expectation_results "
         "where is_blocking and not is_success and deal_id <> ? order by all",
         [store.SHELF],
     ).fetchall()
-    if table_exists(con, "raw", "deliveries") and table_exists(con, "raw", "receivable_schedule"):
-        rows += [
-            (deal_id, f"its delivery was rejected: {finding}")
-            for deal_id, finding in con.execute(observations.SCHEDULE_REJECTED).fetchall()
-        ]
     out: dict[str, list[str]] = {}
     for deal_id, text in rows:
         out.setdefault(deal_id, []).append(text)
