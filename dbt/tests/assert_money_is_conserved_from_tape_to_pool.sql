@@ -26,7 +26,7 @@ unapplied as (
     select
         deal_id,
         collection_period,
-        sum(unapplied_cents) / 100 as unapplied
+        {{ from_cents('sum(unapplied_cents)') }} as unapplied
     from {{ ref('int_receivable__simple_interest_steps') }}
     where unapplied_cents <> 0 and {{ in_window() }}
     group by deal_id, collection_period
