@@ -9,8 +9,8 @@ The first three launch monthly_servicing_run, the job the schedule, the sensor a
 as one run over the partitions (a backfill of the trusts and periods asked for); --rebuild
 launches rebuild_warehouse. Each run is recorded in DAGSTER_HOME under its job's name, so the UI
 shows the history. Exit status: 0 done; 3 published, but a delivery was rejected (its rows are
-in raw.quarantine, the certificates that depend on it withheld); 1 failed; 2 bad arguments; 75
-another run holds the warehouse (try again, or --wait).
+in raw.quarantine, the certificates that depend on it withheld); 1 failed; 2 bad arguments, or a
+deal file that cannot be read; 75 another run holds the warehouse (try again, or --wait).
 """
 
 import argparse
@@ -49,10 +49,16 @@ def main(argv=None, instance=None) -> int:
     args = parse(argv)  # before the imports below: --help works before anything is built
     import dagster as dg
 
-    from dagster_project.launch import launch
+    from dagster_project.deal import DealFileError
 
-    with dg.DagsterInstance.get() if instance is None else nullcontext(instance) as owned:
-        return launch(args, owned)
+    try:  # the definitions read the shelf's deal files (partitions.py), as the launch does
+        from dagster_project.launch import launch
+
+        with dg.DagsterInstance.get() if instance is None else nullcontext(instance) as owned:
+            return launch(args, owned)
+    except DealFileError as error:
+        print(f"a deal file of the shelf cannot be read: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -144,3 +144,24 @@ def test_a_deal_file_changed_since_its_certificates_stops_the_run_until_accepted
     assert accepted.success
     with duckdb.connect(str(paths["work"]), read_only=True) as con:
         assert con.execute(rate).fetchone()[0] == Decimal("0.0119")
+
+
+def test_the_command_line_names_a_deal_file_it_cannot_read_without_a_traceback(
+    tmp_path, monkeypatch, capsys
+):
+    """One misspelt field in one deal file of the shelf: the command line stops with status 2 and
+    the file and field, before any run (the definitions read every deal file)."""
+    import shutil
+
+    from dagster_project import pipeline
+    from dagster_project.deal import DEFAULT_DEALS_DIR
+
+    deals = tmp_path / "deals"
+    shutil.copytree(DEFAULT_DEALS_DIR, deals)
+    broken = deals / "caot_2014_4.yaml"
+    broken.write_text(broken.read_text().replace("  servicing_rate:", "  servicng_rate:", 1))
+    monkeypatch.setenv("CAOT_DEALS_DIR", str(deals))
+    assert pipeline.main(["--period", "2016-01"]) == 2
+    error = capsys.readouterr().err
+    assert f"{broken}: unknown field 'servicing.servicng_rate' (misspelt?)" in error
+    assert "Traceback" not in error
