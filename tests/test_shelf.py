@@ -77,6 +77,12 @@ def _build(small_deal: Path, folder: Path) -> None:
         )
     _drop_a_payment_before_a_payoff(deliveries(inputs, OTHER.deal_id), BAD)
     _overpay_a_receivable(deliveries(inputs, OTHER.deal_id), BAD)
+    # the market inputs of one later date missing: its trust account earnings (counted), its
+    # index rate (2012-3 has no floating class: not needed)
+    date = str(payment_periods(OTHER)[BAD].distribution_date)
+    for name in ("trust_account_earnings.csv", "index_rates.csv"):
+        path = inputs / OTHER.deal_id / name
+        path.write_text("".join(r for r in path.open() if f",{date}," not in f",{r}"))
     unreadable = payment_periods(OTHER)[UNREADABLE - 1].collection_period
     (deliveries(inputs, OTHER.deal_id) / unreadable / "loan_status.csv").write_bytes(
         b"\x00\x01 not a tape\n"
@@ -171,6 +177,11 @@ def test_one_trust_s_bad_delivery_withholds_its_certificates_only(shelf):
         "where deal_id = ? and collection_period = ? and unapplied_cents > 0",
         [OTHER.deal_id, payment_periods(OTHER)[BAD - 1].collection_period],
     ).fetchone()[0]
+    missing_inputs = con.execute(
+        "select period_number, missing_market_input_count from marts.rpt_servicing_criteria "
+        "where deal_id = ? and missing_market_input_count <> 0",
+        [OTHER.deal_id],
+    ).fetchall()
     unreadable = payment_periods(OTHER)[UNREADABLE - 1].collection_period
     rejected = con.execute(
         "select scope from raw.deliveries where deal_id = ? and status = 'rejected'",
@@ -178,6 +189,7 @@ def test_one_trust_s_bad_delivery_withholds_its_certificates_only(shelf):
     ).fetchall()
     con.close()
     assert [number for number, _ in criteria] == [BAD + 2] and criteria[0][1] < 0
+    assert missing_inputs == [(BAD + 1, 1)]
     assert overpaid == 1
     assert rejected == [(unreadable,)]
     reports = shelf["paths"]["reports"]

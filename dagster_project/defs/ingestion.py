@@ -160,6 +160,15 @@ MARKET_TABLES = {
 
 @dg.multi_asset(
     specs=[_raw(name, description) for name, description in MARKET_TABLES.items()],
+    check_specs=[
+        dg.AssetCheckSpec(
+            "deliveries_accepted",
+            asset=["raw", name],
+            description="The file passed validation (a rejected one is in raw.quarantine; the "
+            "copy loaded before stands).",
+        )
+        for name in MARKET_TABLES
+    ],
     name="market_inputs",
 )
 def market_inputs(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
@@ -169,9 +178,10 @@ def market_inputs(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
             report = load_once_delivered(con, warehouse.inputs, deals, schema)
             for error in report.rejected:
                 context.log.error(str(error))
-            yield dg.MaterializeResult(
-                asset_key=["raw", schema.kind], metadata=_report_metadata(report)
-            )
+            key = dg.AssetKey(["raw", schema.kind])
+            metadata = _report_metadata(report)
+            yield dg.MaterializeResult(asset_key=key, metadata=metadata)
+            yield _accepted(key, report, metadata)
 
 
 # One asset for a trust's monthly delivery, written to three tables (the dbt sources loan_status,

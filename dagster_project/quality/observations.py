@@ -86,7 +86,8 @@ select
     (sources_minus_uses_amount * 100)::bigint as sources_minus_uses_cents,
     seniority_violation_count,
     (reserve_roll_forward_difference_amount * 100)::bigint as reserve_roll_forward_difference_cents,
-    advance_exception_count
+    advance_exception_count,
+    missing_market_input_count
 from marts.rpt_servicing_criteria
 order by deal_id, period_number
 """

@@ -442,6 +442,8 @@ SERVICING_MEASURES = (
     ("advance_exception_count", "1122(d)(2)(iii)", "Simple Interest Advances only as 4.4(a) "
      "allows: none on a Defaulted Receivable, none above the interest scheduled and not "
      "received", ("4.4",)),
+    ("missing_market_input_count", "1122(d)(3)(ii)", "the Distribution Date's index rate (while "
+     "a floating-rate class is outstanding) and trust account earnings are delivered", ()),
 )  # fmt: skip
 
 

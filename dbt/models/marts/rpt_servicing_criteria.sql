@@ -43,6 +43,49 @@ pool as (
     select * from {{ ref('fct_pool_period') }}
 ),
 
+period_inputs as (
+    select * from {{ ref('int_waterfall__period_inputs') }}
+),
+
+earnings as (
+    select * from {{ ref('stg_trustee__account_earnings') }}
+),
+
+floating_classes as (
+    -- the classes with a balance at the Distribution Date whose Note Rate is the index plus a
+    -- spread (Art. I "Note Rate"): the date needs its index rate
+    select
+        notes.deal_id,
+        notes.distribution_date,
+        count(*) as floating_class_count
+    from notes
+    inner join classes on notes.deal_id = classes.deal_id and notes.class_id = classes.class_id
+    where classes.rate_type = 'floating' and notes.beginning_balance > 0
+    group by notes.deal_id, notes.distribution_date
+),
+
+missing_inputs as (
+    -- 1122(d)(3)(ii): what the waterfall pays rests on the market inputs of the date: the index
+    -- rate of a floating class (index_rates.csv) and the trust accounts' earnings
+    -- (trust_account_earnings.csv); a date without them is not computed as the agreement says
+    select
+        period_inputs.deal_id,
+        period_inputs.collection_period,
+        case
+            when coalesce(floating_classes.floating_class_count, 0) > 0 and period_inputs.index_rate is null
+                then 1
+            else 0
+        end
+        + case when earnings.distribution_date is null then 1 else 0 end as missing_market_input_count
+    from period_inputs
+    left join floating_classes
+        on
+            period_inputs.deal_id = floating_classes.deal_id
+            and period_inputs.distribution_date = floating_classes.distribution_date
+    left join earnings
+        on period_inputs.deal_id = earnings.deal_id and period_inputs.distribution_date = earnings.distribution_date
+),
+
 balance_mismatches as (
     -- 1122(d)(4)(v): the servicer's Principal Balances agree with the Simple Interest Method
     select
@@ -151,12 +194,17 @@ final as (
         waterfall_measures.available_funds_difference_amount,
         waterfall_measures.reserve_roll_forward_difference_amount,
         coalesce(seniority.seniority_violation_count, 0) as seniority_violation_count,
-        coalesce(advance_exceptions.advance_exception_count, 0) as advance_exception_count
+        coalesce(advance_exceptions.advance_exception_count, 0) as advance_exception_count,
+        missing_inputs.missing_market_input_count
     from period_totals
     inner join calendar
         on period_totals.deal_id = calendar.deal_id and period_totals.collection_period = calendar.collection_period
     left join pool
         on period_totals.deal_id = pool.deal_id and period_totals.collection_period = pool.collection_period
+    left join missing_inputs
+        on
+            period_totals.deal_id = missing_inputs.deal_id
+            and period_totals.collection_period = missing_inputs.collection_period
     left join balance_mismatches
         on
             period_totals.deal_id = balance_mismatches.deal_id
