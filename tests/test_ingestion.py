@@ -596,6 +596,31 @@ def test_a_restatement_that_breaks_the_next_loaded_period_is_rejected_naming_it(
     assert con.execute(total).fetchone() == before  # the good delivery stays loaded
 
 
+def test_a_restatement_that_reopens_a_payoff_the_next_period_closed_is_rejected(
+    con, delivery, next_delivery
+):
+    """A restated 2015-10 that makes a receivable paid off there outstanding again, consistent in
+    itself: 2015-11, already loaded, has no such receivable; rejected naming it."""
+    load_period(con, delivery)
+    load_period(con, next_delivery, key="2015-11")
+    rows = _rows(delivery / "loan_status.csv")
+    row = next(
+        r
+        for r in rows
+        if r["loanStatus"] == "paid_in_full"
+        and Decimal(r["reportingPeriodBeginningLoanBalanceAmount"]) > 100
+    )
+    row["loanStatus"], row["zeroBalanceCode"] = "current", ""
+    row["reportingPeriodActualEndBalanceAmount"] = row["reportingPeriodBeginningLoanBalanceAmount"]
+    row["actualPrincipalCollectedAmount"] = "0.00"
+    _write_rows(delivery / "loan_status.csv", rows)
+    error = rejected(con, delivery)
+    (finding,) = [f for f in error.findings if "missing from 2015-11" in f.reason]
+    assert finding.field == "reportingPeriodActualEndBalanceAmount"
+    assert finding.row == rows.index(row) + 1
+    assert "restatement must agree with the periods after it" in finding.reason
+
+
 def test_receivable_ids_swapped_between_two_rows_are_caught(con, delivery, next_delivery):
     """The totals are right; each receivable's own chain of balances is not."""
     load_period(con, delivery)

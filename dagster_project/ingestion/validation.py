@@ -623,6 +623,17 @@ def tape_consistency_checks(con, staging: Staging = TEXT) -> str:
             and later."assetNumber" = stage."assetNumber"
         where {_money(end, "stage")} <> later.beginning
         union all
+        select stage.deal_id, stage.scope, stage.rowid, '{end}', 'receivable outstanding at the
+            end of the period is missing from ' || period.next_scope || ', already loaded: a
+            restatement must agree with the periods after it', stage."{end}"
+        from {table} as stage
+        inner join stage_periods as period using (deal_id, scope)
+        where {_money(end, "stage")} > 0
+            and exists (select 1 from {loaded} as any_later where any_later.deal_id =
+                stage.deal_id and any_later.scope = period.next_scope)
+            and not exists (select 1 from {loaded} as later where later.deal_id = stage.deal_id
+                and later.scope = period.next_scope and later."assetNumber" = stage."assetNumber")
+        union all
         select period.deal_id, period.scope, null, 'assetNumber', 'receivable outstanding at the
             end of ' || period.previous_scope || ' is missing from the tape', prior."assetNumber"
         from stage_periods as period
