@@ -891,3 +891,19 @@ def test_a_rejected_receivable_schedule_fails_the_run_s_deliveries_accepted_chec
     (check,) = result.get_asset_check_evaluations()
     assert check.check_name == "deliveries_accepted" and not check.passed
     assert check.metadata["rejected"].value == f"{DEAL_ID} receivable_schedule"
+
+
+def test_a_trust_with_no_floating_class_needs_no_index_rates(tmp_path):
+    """2012-3's notes are all fixed-rate: no index_rates.csv is asked of it (no rejection, no
+    status 3), while 2015-4, whose A-2b floats, must deliver one."""
+    from dagster_project.deal import PROJECT_ROOT
+    from dagster_project.ingestion.loads import load_once_delivered
+
+    fixed = load_deal(PROJECT_ROOT / "data" / "deals" / "caot_2012_3.yaml")
+    floating = load_deal()
+    for deal in (fixed, floating):
+        (tmp_path / "in" / deal.deal_id).mkdir(parents=True)
+    with duckdb.connect() as con:
+        report = load_once_delivered(con, tmp_path / "in", [fixed, floating], schemas.INDEX_RATES)
+    assert [error.deal_id for error in report.rejected] == [floating.deal_id]
+    assert "index_rates.csv" in str(report.rejected[0])

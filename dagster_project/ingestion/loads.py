@@ -78,6 +78,8 @@ def ensure_tables(con) -> None:
 def load_once_delivered(con, inputs: Path, deals: list[Deal], schema) -> LoadReport:
     """A file delivered once per trust (or once for the shelf), replaced whole when it changes."""
     report = LoadReport()
+    if schema is schemas.INDEX_RATES:  # a trust with no floating-rate class needs no index
+        deals = [d for d in deals if any(c.rate_type == "floating" for c in d.classes)]
     owners = [d.deal_id for d in deals] if schema.per_trust else [schemas.SHELF]
     for deal_id in owners:
         path = reference_file(inputs, deal_id, schema)
