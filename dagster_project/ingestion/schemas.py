@@ -200,6 +200,9 @@ TANGIBLE_NET_WORTH = FileSchema(
     table="raw.tangible_net_worth",
     key=("fiscal_quarter_end",),
     per_trust=False,  # the servicer's parent's figure, one file for the shelf
+    # a shelf of trusts built from public filings has none: lines 79-80 (a covenant of the
+    # servicer, not an amount paid) then print empty
+    optional=True,
     columns=(
         Column("fiscal_quarter_end", "date"),
         Column("consolidated_tangible_net_worth", MONEY),
