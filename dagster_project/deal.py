@@ -27,6 +27,16 @@ TIERS = ("A", "B", "C", "D")  # Priority, Secondary, Tertiary, Quaternary (Art. 
 OC_BASES = ("cutoff", "current")
 
 
+MAX_NOTE_RATE = Decimal("0.25")  # a fixed Note Rate above it is a typing error, not a term
+MAX_SERVICING_RATE = Decimal("0.05")
+
+
+def _not_negative(count: int, read, field: str) -> int:
+    if count < 0:
+        raise read.fail(field, f"cannot be negative: {count}")
+    return count
+
+
 class DealFileError(ValueError):
     """A deal file that is missing a term, holds a malformed one, or one that makes no sense."""
 
@@ -245,11 +255,14 @@ class _Reader:
         except ValueError as error:
             raise self.fail(field, f"is not an integer: {value!r}") from error
 
-    def share(self, value, field: str) -> Decimal:
-        """A percentage written as a fraction (0.0050 = 0.50%): between 0 and 1."""
+    def share(self, value, field: str, at_most: Decimal = Decimal("1")) -> Decimal:
+        """A percentage written as a fraction (0.0050 = 0.50%): between 0 and `at_most` (1, or
+        the most a term of its kind can be)."""
         number = self.decimal(value, field)
-        if not Decimal("0") <= number <= Decimal("1"):
-            raise self.fail(field, f"must be a fraction between 0 and 1 (0.0050 = 0.50%): {value}")
+        if not Decimal("0") <= number <= at_most:
+            raise self.fail(
+                field, f"must be a fraction between 0 and {at_most} (0.0050 = 0.50%): {value}"
+            )
         return number
 
     def money(self, value, field: str) -> Decimal:
@@ -297,7 +310,8 @@ def _note_class(raw: dict, index: int, read: _Reader) -> NoteClass:
             "Distributable Amount)",
         )
     # Note Rates: a fixed rate, or a spread over the deal's floating index (both fractions)
-    rate = read.share(req("rate"), where + "rate") if rate_type == "fixed" else None
+    # a Note Rate of the shelf is a few percent: above 25% is a misplaced decimal point
+    rate = read.share(req("rate"), where + "rate", MAX_NOTE_RATE) if rate_type == "fixed" else None
     spread = read.decimal(req("spread"), where + "spread") if rate_type == "floating" else None
     if spread is not None and not Decimal("-0.05") <= spread <= Decimal("0.10"):
         raise read.fail(where + "spread", f"is out of range (a fraction: 0.0060 = 0.60%): {spread}")
@@ -483,14 +497,20 @@ def load_deal(path: str | Path = DEFAULT_DEAL_FILE) -> Deal:
         initial_pool_balance=read.money(
             read.require(pool, "initial_pool_balance", "pool."), "pool.initial_pool_balance"
         ),
-        initial_receivable_count=number(pool, "pool.", "initial_receivable_count", 0),
+        initial_receivable_count=_not_negative(
+            number(pool, "pool.", "initial_receivable_count", 0),
+            read,
+            "pool.initial_receivable_count",
+        ),
         new_vehicle_share=read.share(pool.get("new_vehicle_share", "0"), "pool.new_vehicle_share"),
         weighted_average_remaining_term=read.decimal(
             pool.get("weighted_average_remaining_term", "0"), "pool.weighted_average_remaining_term"
         ),
         eligibility=dict(raw.get("eligibility") or {}),
-        servicing_rate=read.share(
-            read.require(servicing, "servicing_rate", "servicing."), "servicing.servicing_rate"
+        servicing_rate=read.share(  # Art. I "Servicing Rate": 1% a year at CarMax
+            read.require(servicing, "servicing_rate", "servicing."),
+            "servicing.servicing_rate",
+            MAX_SERVICING_RATE,
         ),
         successor_transition_cap=read.money(
             read.require(servicing, "successor_transition_cap", "servicing."),

@@ -72,6 +72,12 @@ def test_float_money_is_refused(tmp_path):
         load_deal(path)
 
 
+def test_a_negative_receivable_count_names_the_field(tmp_path):
+    path = _write(tmp_path, lambda raw: raw["pool"].update(initial_receivable_count=-1))
+    with pytest.raises(DealFileError, match=r"'pool.initial_receivable_count' cannot be negative"):
+        load_deal(path)
+
+
 def test_bad_class_field_names_the_class(tmp_path):
     path = _write(tmp_path, lambda raw: raw["classes"][2].update(day_count="act/365"))
     with pytest.raises(DealFileError, match=r"classes\[2\].day_count"):
@@ -91,6 +97,8 @@ def test_not_yaml(tmp_path):
         (lambda raw: raw["classes"][0].update(rate="-0.0042"), r"classes\[0\].rate"),
         (lambda raw: raw["servicing"].update(servicing_rate="-0.0100"), "servicing.servicing_rate"),
         (lambda raw: raw["classes"][1].update(rate="4.2"), r"classes\[1\].rate"),
+        (lambda raw: raw["classes"][1].update(rate="0.50"), r"classes\[1\].rate"),
+        (lambda raw: raw["servicing"].update(servicing_rate="0.50"), "servicing.servicing_rate"),
     ],
 )
 def test_a_rate_out_of_range_names_the_deal_field(tmp_path, mutate, field):
@@ -153,6 +161,8 @@ def test_the_command_line_names_a_deal_file_it_cannot_read_without_a_traceback(
     the file and field, before any run (the definitions read every deal file)."""
     import shutil
 
+    import dagster as dg
+
     from dagster_project import pipeline
     from dagster_project.deal import DEFAULT_DEALS_DIR
 
@@ -161,7 +171,8 @@ def test_the_command_line_names_a_deal_file_it_cannot_read_without_a_traceback(
     broken = deals / "caot_2014_4.yaml"
     broken.write_text(broken.read_text().replace("  servicing_rate:", "  servicng_rate:", 1))
     monkeypatch.setenv("CAOT_DEALS_DIR", str(deals))
-    assert pipeline.main(["--period", "2016-01"]) == 2
+    with dg.DagsterInstance.ephemeral() as instance:
+        assert pipeline.main(["--period", "2016-01"], instance=instance) == 2
     error = capsys.readouterr().err
     assert f"{broken}: unknown field 'servicing.servicng_rate' (misspelt?)" in error
     assert "Traceback" not in error
