@@ -399,17 +399,15 @@ def absurd_bound(con, schema: FileSchema) -> str:
 def cell_checks(schema: FileSchema, staging: Staging, bound: str = MAX_AMOUNT) -> list[CellCheck]:
     """Each column's checks: present, of its type, in cents, not negative, not absurd (over
     `bound`, for the columns that have one), a code accepted."""
+    # the rows converted from an EX-102 filing are spared the checks its conventions break
+    not_ex102 = f" and \"{schema.source_column}\" is distinct from 'ex102'"
     checks = []
     for column in schema.columns:
         name = f'"{column.name}"'
         label = column.name
         if column.required:
             # EX-102 leaves out what does not apply: NULL there, never 0 (ingestion/ex102.py)
-            omitted = (
-                f" and \"{schema.source_column}\" is distinct from 'ex102'"
-                if column.omissible
-                else ""
-            )
+            omitted = not_ex102 if column.omissible else ""
             checks.append(CellCheck(label, "missing value", "null", f"{name} is null{omitted}"))
         value = staging.value(column.name, column.type)
         if not staging.typed:  # typed, a value of another type fails the read
@@ -439,11 +437,7 @@ def cell_checks(schema: FileSchema, staging: Staging, bound: str = MAX_AMOUNT) -
             )
         if column.nonnegative:
             # EX-102 signs some amounts (credit balances, net principal increases: ex102.py)
-            signed = (
-                f" and \"{schema.source_column}\" is distinct from 'ex102'"
-                if column.signed_in_ex102
-                else ""
-            )
+            signed = not_ex102 if column.signed_in_ex102 else ""
             checks.append(CellCheck(label, "negative amount", name, f"{value} < 0{signed}"))
         if column.bounded:
             checks.append(
