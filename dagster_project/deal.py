@@ -25,6 +25,9 @@ DAY_COUNTS = ("actual/360", "30/360")
 RATE_TYPES = ("fixed", "floating")
 TIERS = ("A", "B", "C", "D")  # Priority, Secondary, Tertiary, Quaternary (Art. I)
 OC_BASES = ("cutoff", "current")
+# PyYAML's safe loader, in libyaml's C implementation where the wheel has it (about ten times
+# faster: the definitions and every run step read the shelf's deal files)
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 MAX_NOTE_RATE = Decimal("0.25")  # a fixed Note Rate above it is a typing error, not a term
@@ -440,7 +443,7 @@ def load_deal(path: str | Path = DEFAULT_DEAL_FILE) -> Deal:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-        raw = yaml.safe_load(text)
+        raw = yaml.load(text, Loader=SAFE_LOADER)
     except FileNotFoundError as error:
         raise DealFileError(f"{path}: deal file not found") from error
     except yaml.YAMLError as error:

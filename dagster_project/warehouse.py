@@ -11,6 +11,7 @@ import fcntl
 import os
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -164,33 +165,72 @@ def restore_work(work: Path, published: Path) -> None:
 
 
 def publish(work: Path, published: Path) -> Path:
-    """Publish the finished working warehouse: checkpointed, copied beside the published file and
-    renamed over it (atomic: readers see the old file or the new one)."""
+    """Publish the finished working warehouse (publishing, with nothing to do beside the copy)."""
+    with publishing(work, published):
+        pass
+    return published
+
+
+@contextmanager
+def publishing(work: Path, published: Path):
+    """Publish the finished working warehouse while the block runs: checkpointed, copied beside
+    the published file, and renamed over it once the block and the copy are both done (atomic:
+    readers see the old file or the new one). The copy is the kernel's (sendfile) and runs in a
+    thread, so that it overlaps the block's work (the reports, rendered from the same finished
+    file, read-only) instead of following it. A failure of the block or of the copy leaves the
+    published file as it was; a failed copy is a PublishError once the block is done."""
     with connect(work) as con:
         con.execute("checkpoint")
-    try:
-        published.parent.mkdir(parents=True, exist_ok=True)
-        _copy_over(work, published)
-    except OSError as error:
-        raise PublishError(
-            f"could not publish the warehouse to {published}: {error.strerror or error}; "
-            "the previously published warehouse is unchanged"
-        ) from error
-    return published
+    temporary = published.with_name(published.name + ".tmp")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish-warehouse") as pool:
+        copying = pool.submit(_copy_aside, work, temporary, published)
+        try:
+            yield
+        except BaseException:
+            wait([copying])
+            _discard(temporary)
+            raise
+        failure = copying.exception()
+    if failure is None:
+        try:
+            os.replace(temporary, published)
+            return
+        except OSError as error:
+            failure = error
+    _discard(temporary)
+    raise PublishError(
+        f"could not publish the warehouse to {published}: {failure.strerror or failure}; "
+        "the previously published warehouse is unchanged"
+    ) from failure
 
 
 def _copy_over(source: Path, target: Path) -> None:
     """`target` becomes a copy of `source` at once, or stays as it was (no partial copy left)."""
     temporary = target.with_name(target.name + ".tmp")
+    _copy_aside(source, temporary, target)
     try:
-        shutil.copyfile(source, temporary)
         os.replace(temporary, target)
+    except OSError:
+        _discard(temporary)
+        raise
+
+
+def _copy_aside(source: Path, temporary: Path, target: Path) -> None:
+    """A copy of `source` at `temporary`, beside `target` (its folder created); nothing is left
+    when the copy fails."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, temporary)
     except OSError as error:
-        with suppress(OSError):  # the folder itself may be what is missing or unwritable
-            temporary.unlink(missing_ok=True)
+        _discard(temporary)
         if error.errno == errno.ENOSPC:
             raise OSError(error.errno, f"no space left on the device for {target}") from error
         raise
+
+
+def _discard(temporary: Path) -> None:
+    with suppress(OSError):  # the folder itself may be what is missing or unwritable
+        temporary.unlink(missing_ok=True)
 
 
 # the errors of a file system that cannot hard-link these two paths (another device, links not

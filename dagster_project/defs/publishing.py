@@ -79,9 +79,8 @@ def publication(context: dg.AssetExecutionContext, warehouse: WarehouseResource)
     context.log.info(f"rendering the reports beside {out}")
 
     def build(folder):
-        counts = write_reports(warehouse.work, folder, data_docs_index(), published=out)
-        warehouse_files.publish(warehouse.work, warehouse.published)
-        return counts
+        with warehouse_files.publishing(warehouse.work, warehouse.published):
+            return write_reports(warehouse.work, folder, data_docs_index(), published=out)
 
     counts = warehouse_files.publish_folder(build, out)
     context.log.info(

@@ -33,6 +33,7 @@ from dagster_project.ingestion.validation import (
     findings_table,
     numbered_stage,
     passes_checks,
+    periods_bound,
     prepare_files,
     stage_files,
     stage_periods,
@@ -305,7 +306,7 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results, staging: Stagi
             if schema.per_period:
                 con.execute(
                     f"delete from {schema.table} where (deal_id, collection_period) in "
-                    "(select (deal_id, scope) from delivery_ids)"
+                    f"(select (deal_id, scope) from delivery_ids) and {periods_bound(changed)}"
                 )
             else:
                 con.execute(
