@@ -33,7 +33,6 @@ from dagster_project.ingestion.validation import (
     findings_table,
     numbered_stage,
     passes_checks,
-    periods_bound,
     prepare_files,
     stage_files,
     stage_periods,
@@ -306,7 +305,7 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results, staging: Stagi
             if schema.per_period:
                 con.execute(
                     f"delete from {schema.table} where (deal_id, collection_period) in "
-                    f"(select (deal_id, scope) from delivery_ids) and {periods_bound(changed)}"
+                    "(select (deal_id, scope) from delivery_ids)"
                 )
             else:
                 con.execute(

@@ -550,17 +550,13 @@ def tape_consistency_checks(con, staging: Staging = TEXT) -> str:
     )
     has_loaded = table_exists(con, "raw", "loan_status")
     # the loaded periods next to the batch's, outside it (not every loaded row)
-    neighbours = con.execute(
-        "select deal_id, previous_scope from stage_periods "
-        "union select deal_id, next_scope from stage_periods"
-    ).fetchall()
     loaded = (
         f'(select deal_id, collection_period as scope, "assetNumber", "{end}" as ending, '
         f'"{begin}" as beginning from raw.loan_status as loaded where not exists (select 1 '
         "from stage_periods as batch where batch.deal_id = loaded.deal_id and batch.scope = "
         "loaded.collection_period) and (loaded.deal_id, loaded.collection_period) in (select "
         "(deal_id, previous_scope) from stage_periods union all select (deal_id, next_scope) "
-        f"from stage_periods) and {periods_bound(neighbours, 'loaded')})"
+        "from stage_periods))"
         if has_loaded
         else f'(select deal_id, scope, "assetNumber", null::{MONEY} as ending, null::{MONEY} '
         f"as beginning from {table} where false)"
@@ -686,27 +682,6 @@ def missing_transactions_check(staging: Staging = TEXT) -> str:
         group by tape.deal_id, tape.scope
         having sum({paid}) > 0
     """
-
-
-def periods_bound(keys, alias: str = "") -> str:
-    """A filter of a raw table (deal_id, collection_period) to the trusts and the range of
-    Collection Periods of `keys`, as constants: DuckDB applies such a filter while it scans and
-    skips the row groups outside it (the loaded rows are stored trust by trust, period by
-    period), where a join or `in (select ...)` reads every loaded row. The exact keys are the
-    caller's own filter."""
-    if not keys:
-        return "false"
-    deals = ", ".join(_literal(deal_id) for deal_id in sorted({deal_id for deal_id, _ in keys}))
-    scopes = [scope for _deal_id, scope in keys]
-    column = f"{alias}." if alias else ""
-    return (
-        f"{column}deal_id in ({deals}) and {column}collection_period "
-        f"between {_literal(min(scopes))} and {_literal(max(scopes))}"
-    )
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def stage_periods(con, periods: dict[Key, tuple[dt.date, dt.date]]) -> None:
