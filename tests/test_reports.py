@@ -127,7 +127,18 @@ def test_a_document_that_did_not_change_keeps_its_published_pdf(
     stem = f"{DEAL_ID}/certificates/certificate_2015-11-16"
     changed = tmp_path / "published"
     shutil.copytree(published, changed)
-    (changed / f"{stem}.html").write_text("an earlier version", encoding="utf-8")
+    # the certificate as an earlier publication rendered it: another digest (writer.DIGESTS)
+    digests = changed / DEAL_ID / writer.DIGESTS
+    lines = digests.read_text(encoding="utf-8").splitlines()
+    stem_in_trust = stem.removeprefix(f"{DEAL_ID}/")
+    assert any(line.endswith(f"  {stem_in_trust}") for line in lines)
+    digests.write_text(
+        "".join(
+            f"{'0' * 64}  {stem_in_trust}\n" if line.endswith(f"  {stem_in_trust}") else f"{line}\n"
+            for line in lines
+        ),
+        encoding="utf-8",
+    )
     # an earlier publication's package: its zip is kept (the same file), its folder is not
     packages = changed / DEAL_ID / "auditor" / "packages"
     (latest,) = [p for p in packages.iterdir() if p.is_dir()]
@@ -141,11 +152,31 @@ def test_a_document_that_did_not_change_keeps_its_published_pdf(
         [latest.name, f"{latest.name}.zip", "1999-01.zip"]
     )
     assert (written / "1999-01.zip").stat().st_ino == (packages / "1999-01.zip").stat().st_ino
+    # the unchanged documents' pages are the published files themselves, HTML and PDF
+    for suffix in (".html", ".pdf"):
+        kept = f"{DEAL_ID}/certificates/certificate_2015-12-15{suffix}"
+        assert (tmp_path / "out" / kept).stat().st_ino == (changed / kept).stat().st_ino
     for pdf in (tmp_path / "out").rglob("*.pdf"):
         # the auditor report and the auditor's package are written on each run
         if pdf in rendered or "auditor" in pdf.relative_to(tmp_path / "out").parts:
             continue
         assert pdf.read_bytes() == (published / pdf.relative_to(tmp_path / "out")).read_bytes()
+
+
+def test_a_change_to_the_renderers_renders_every_document_again(
+    built_warehouse, tmp_path, monkeypatch
+):
+    from dagster_project.reports import writer
+
+    rendered = []
+    monkeypatch.setattr(writer, "render_pdf", lambda doc, path: rendered.append(path))
+    monkeypatch.setattr(writer, "RENDERERS", "another layout")
+    writer.write_reports(
+        built_warehouse["published"], tmp_path / "out", published=built_warehouse["reports"]
+    )
+    certificates = sorted((built_warehouse["reports"] / DEAL_ID / "certificates").glob("*.pdf"))
+    assert certificates
+    assert {p.name for p in certificates} <= {p.name for p in rendered}
 
 
 def test_a_certificate_carries_its_notes_and_only_its_own(built_warehouse, reports):

@@ -20,6 +20,7 @@ Rendering is serial in this process (no worker outlives the run).
 
 import csv
 import datetime as dt
+import hashlib
 import html
 import os
 from dataclasses import replace
@@ -31,6 +32,7 @@ from dagster_project.audit.package import SamplePlan, write_package
 from dagster_project.certificate_versions import changes, load_versions
 from dagster_project.deal import Deal, DealFileError, load_shelf
 from dagster_project.quality.observations import SCHEDULE_REJECTED
+from dagster_project.reports import html_render, pdf_render
 from dagster_project.reports.auditor import write_auditor_report
 from dagster_project.reports.data_docs import publish_data_docs
 from dagster_project.reports.document import (
@@ -74,26 +76,60 @@ def _page(title: str, body: str) -> str:
     )
 
 
+# Each document's digest (document_digest) as a trust's folder was written, one `<digest>  <stem>`
+# line per document: what the next publication compares with.
+DIGESTS = ".document_digests"
+# A document's pages depend on it and on the code that lays it out: the renderers' sources are
+# part of every digest, so a change to either renders every document again.
+RENDERERS = hashlib.sha256(
+    b"".join(Path(module.__file__).read_bytes() for module in (html_render, pdf_render))
+).hexdigest()
+
+
+def document_digest(document) -> str:
+    """What a document's HTML and PDF are rendered from: its content (a frozen dataclass of text,
+    whose repr is the same in every process) and the renderers."""
+    return hashlib.sha256(f"{RENDERERS}\n{document!r}".encode()).hexdigest()
+
+
 class _Writer:
-    """Writes each document as HTML and PDF under `out`. A document whose HTML is the same as in
-    the reports already published (`published`) takes that PDF as it is: both are rendered from
-    the same document, and a month changes only a few of them."""
+    """Writes each document as HTML and PDF under `out`. A document whose digest is the one it
+    had in the reports already published (`published`) takes that HTML and PDF as they are (a
+    month changes only a few of them); the others are rendered. `save` writes the digests."""
 
     def __init__(self, out: Path, published: Path | None):
         self.out = out
         self.published = published
+        self.digests: dict[str, str] = {}
+        self.before = _read_digests(published / DIGESTS) if published is not None else {}
 
     def __call__(self, document, stem: str) -> None:
         (self.out / stem).parent.mkdir(parents=True, exist_ok=True)
-        page = render_html(document)
-        (self.out / f"{stem}.html").write_text(page, encoding="utf-8")
-        if self.published is not None:
-            before = self.published / f"{stem}.html"
-            pdf = self.published / f"{stem}.pdf"
-            if pdf.exists() and before.exists() and before.read_text(encoding="utf-8") == page:
-                share_file(pdf, self.out / f"{stem}.pdf")
+        digest = self.digests[stem] = document_digest(document)
+        if self.published is not None and self.before.get(stem) == digest:
+            pages = [self.published / f"{stem}{suffix}" for suffix in (".html", ".pdf")]
+            if all(page.exists() for page in pages):
+                for page in pages:
+                    share_file(page, self.out / f"{stem}{page.suffix}")
                 return
+        (self.out / f"{stem}.html").write_text(render_html(document), encoding="utf-8")
         render_pdf(document, self.out / f"{stem}.pdf")
+
+    def save(self) -> None:
+        self.out.mkdir(parents=True, exist_ok=True)
+        (self.out / DIGESTS).write_text(
+            "".join(f"{digest}  {stem}\n" for stem, digest in sorted(self.digests.items())),
+            encoding="utf-8",
+        )
+
+
+def _read_digests(path: Path) -> dict[str, str]:
+    """{stem: digest} from a digests file; none when it is missing."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return {}
+    return {stem: digest for digest, _, stem in (line.partition("  ") for line in lines)}
 
 
 def write_reports(
@@ -138,6 +174,7 @@ def write_reports(
             counts = _write_trust(
                 con, (deal_id, trust_name, servicer), deals.get(deal_id), write, versions, data_docs
             )
+            write.save()
             totals["certificates"] += counts["certificates"]
             totals["certificates_withheld"] += counts["certificates_withheld"]
             totals["trusts"] += 1
