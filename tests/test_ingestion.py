@@ -907,3 +907,27 @@ def test_a_trust_with_no_floating_class_needs_no_index_rates(tmp_path):
         report = load_once_delivered(con, tmp_path / "in", [fixed, floating], schemas.INDEX_RATES)
     assert [error.deal_id for error in report.rejected] == [floating.deal_id]
     assert "index_rates.csv" in str(report.rejected[0])
+
+
+def test_a_pass_takes_the_deliveries_that_fit_in_its_megabytes(tmp_path, monkeypatch):
+    from dagster_project.ingestion import loads
+
+    def delivery(scope: str, megabytes: int, kinds=schemas.TAPE_SCHEMAS) -> Delivery:
+        files = []
+        for schema in kinds:
+            path = tmp_path / scope / f"{schema.kind}.csv"
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(b"x" * (megabytes * 2**20 // len(kinds)))
+            files.append((schema, path))
+        return Delivery(DEAL_ID, scope, files)
+
+    monkeypatch.setenv("CAOT_LOAD_MB", "5")
+    pending = [delivery("2015-10", 3), delivery("2015-11", 2), delivery("2015-12", 1)]
+    assert [d.scope for d in loads._next_pass(pending)] == ["2015-10", "2015-11"]
+    # the first delivery is taken whatever its size; one of other file kinds starts a pass
+    big = [delivery("2016-01", 9), delivery("2016-02", 1)]
+    assert [d.scope for d in loads._next_pass(big)] == ["2016-01"]
+    mixed = [delivery("2016-03", 1), delivery("2016-04", 1, (schemas.LOAN_STATUS,))]
+    assert [d.scope for d in loads._next_pass(mixed)] == ["2016-03"]
+    monkeypatch.setenv("CAOT_LOAD_MB", "256")
+    assert len(loads._next_pass(pending)) == 3
