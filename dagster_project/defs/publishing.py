@@ -1,8 +1,8 @@
 """Publication: the finished warehouse and the reports, together.
 
-The reports are rendered from the working warehouse into a folder aside; then the warehouse is
-published (copied beside data/warehouse.duckdb and renamed over it), then the reports folder is
-swapped in whole. A failure before the swap leaves the previous warehouse and reports as they
+The reports are rendered from the working warehouse into a folder aside while the warehouse is
+copied beside data/warehouse.duckdb (warehouse.publishing); once both are done the copy is renamed
+over the published warehouse, then the reports folder is swapped in whole. A failure before the swap leaves the previous warehouse and reports as they
 were; readers never see the new warehouse beside old reports for longer than the rename between
 them. Certificates that change after their first publication are recorded as new versions.
 """
