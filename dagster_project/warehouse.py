@@ -199,7 +199,8 @@ def publishing(work: Path, published: Path):
             failure = error
     _discard(temporary)
     raise PublishError(
-        f"could not publish the warehouse to {published}: {failure.strerror or failure}; "
+        f"could not publish the warehouse to {published}: "
+        f"{getattr(failure, 'strerror', None) or failure}; "
         "the previously published warehouse is unchanged"
     ) from failure
 

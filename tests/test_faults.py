@@ -66,6 +66,22 @@ def test_a_full_disk_while_publishing_leaves_the_published_warehouse(tmp_path, m
     assert _rows(work) == 20  # the finished work is still there for the next try
 
 
+def test_reports_failing_while_the_warehouse_is_copied_leave_the_published_warehouse(tmp_path):
+    published = tmp_path / "published" / "warehouse.duckdb"
+    publish(_work(tmp_path, 10), published)
+    before = published.read_bytes()
+    with (
+        pytest.raises(RuntimeError, match="rendering failed"),
+        warehouse_files.publishing(_work(tmp_path, 20), published),
+    ):
+        raise RuntimeError("rendering failed")
+    assert published.read_bytes() == before
+    assert list(published.parent.iterdir()) == [published]  # the copy aside is gone
+    with warehouse_files.publishing(_work(tmp_path, 30), published):
+        assert _rows(published) == 10  # readers see the old file until the block is done
+    assert _rows(published) == 30
+
+
 def test_a_missing_working_file_is_restored_from_the_published_one(tmp_path):
     published = tmp_path / "published" / "warehouse.duckdb"
     publish(_work(tmp_path, 10), published)

@@ -2,9 +2,10 @@
 
 The reports are rendered from the working warehouse into a folder aside while the warehouse is
 copied beside data/warehouse.duckdb (warehouse.publishing); once both are done the copy is renamed
-over the published warehouse, then the reports folder is swapped in whole. A failure before the swap leaves the previous warehouse and reports as they
-were; readers never see the new warehouse beside old reports for longer than the rename between
-them. Certificates that change after their first publication are recorded as new versions.
+over the published warehouse, then the reports folder is swapped in whole. A failure before the
+swap leaves the previous warehouse and reports as they were; readers never see the new warehouse
+beside old reports for longer than the rename between them. Certificates that change after their
+first publication are recorded as new versions.
 """
 
 import datetime as dt
