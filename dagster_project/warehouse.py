@@ -160,8 +160,7 @@ def restore_work(work: Path, published: Path) -> None:
     """A run starts from the published history when the working file is missing (a fresh
     working folder, or one cleaned by hand), never from an empty warehouse."""
     if not work.exists() and published.exists():
-        work.parent.mkdir(parents=True, exist_ok=True)
-        _copy_over(published, work)
+        _copy_over(published, work)  # its folder created beside the copy (_copy_aside)
 
 
 def publish(work: Path, published: Path) -> Path:
