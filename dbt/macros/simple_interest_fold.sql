@@ -9,7 +9,8 @@
 
     DuckDB: a recursive CTE (the model says `with recursive`), each round taking every receivable
     one step further and joining only the transactions of that round's steps (found by a scan of
-    their step numbers), so its memory grows with the receivables, not with their transactions.
+    their step numbers), so its memory grows with the receivables, not with their transactions;
+    a round computes the step in layers (simple_interest_step_layers).
     Spark: its recursive CTEs are slow and bounded in depth, so each receivable's transactions are
     collected in step order and folded with `aggregate`, the accumulator the list of steps so far.
 -#}
@@ -38,24 +39,33 @@
     select
         deal_id,
         receivable_id,
-        step.step_number,
-        step.collection_period,
-        step.transaction_type,
-        step.interest_paid_cents,
-        step.fees_paid_cents,
-        step.principal_paid_cents,
-        step.unapplied_cents,
-        step.balance_cents,
-        step.unpaid_interest_cents,
-        step.fees_due_cents,
-        step.last_accrual_date,
+        step_number,
+        collection_period,
+        transaction_type,
+        interest_paid_cents,
+        fees_paid_cents,
+        principal_paid_cents,
+        unapplied_cents,
+        balance_cents,
+        unpaid_interest_cents,
+        fees_due_cents,
+        last_accrual_date,
         apr_e6
     from (
+        {%- set round %}
         select
             previous.deal_id,
             previous.receivable_id,
             previous.apr_e6,
-            {{ simple_interest_step('previous', 'txn', 'previous.apr_e6') }} as step
+            previous.balance_cents,
+            previous.unpaid_interest_cents,
+            previous.fees_due_cents,
+            previous.last_accrual_date,
+            txn.step_number,
+            txn.collection_period,
+            txn.transaction_type,
+            txn.transaction_date,
+            txn.amount_cents
         from folded as previous
         inner join (
             -- the transactions of the round's steps only: DuckDB builds its hash table on this
@@ -68,6 +78,8 @@
                 previous.deal_id = txn.deal_id
                 and previous.receivable_id = txn.receivable_id
                 and txn.step_number = previous.step_number + 1
+        {%- endset %}
+        {{ simple_interest_step_layers(round, ['deal_id', 'receivable_id', 'apr_e6']) }}
     ) as stepped
 {%- endmacro %}
 
