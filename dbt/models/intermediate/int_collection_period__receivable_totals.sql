@@ -31,7 +31,7 @@ deals as (
 earlier as (
     -- each rebuilt receivable's last receivable-period before the rebuild (none in a full build),
     -- and every receivable on the tape just before the window: one outstanding there and on none
-    -- of the window's tapes is missing from the window's first period (missing_receivables
+    -- of the window's tapes is missing from the window's first period (history_measures
     -- below); the period before is the calendar month before (periods named YYYY-MM, as the
     -- calendar names them; period_before_window)
     select
@@ -119,19 +119,23 @@ pool_totals as (
     group by periods.deal_id, periods.collection_period
 ),
 
-tape_measures as (
-    -- the servicing criteria (Regulation AB Item 1122(d), Exhibit D) of rpt_servicing_criteria
+history_measures as (
+    -- One pass over the receivable histories (a CTE read twice is held in memory whole), by
+    -- period number: the servicing criteria (Regulation AB Item 1122(d), Exhibit D) of
+    -- rpt_servicing_criteria over the periods rebuilt, and the receivables outstanding at each
+    -- period end that are on no tape of the next period (the window's first period: the kept
+    -- rows before it count too)
     select
         history.deal_id,
-        history.collection_period,
-        count(*) as receivable_periods_tested,
-        count(*) filter (where not history.is_independently_recomputed)
+        history.period_number,
+        count(*) filter (where not history.is_earlier) as receivable_periods_tested,
+        count(*) filter (where not history.is_earlier and not history.is_independently_recomputed)
             as not_recomputed_count,
         -- 1122(d)(1)(v): the servicer's figures aggregate accurately: each receivable's ending
         -- balance is its beginning balance less principal, rebates and charge-off (zero once
         -- purchased), and it begins where the previous period ended
         count(*) filter (
-            where history.reported_ending_balance <> case
+            where not history.is_earlier and history.reported_ending_balance <> case
                 when history.reported_status = 'purchased' then 0
                 -- after its charge-off a Defaulted Receivable has no balance: what it pays is
                 -- Liquidation Proceeds (Art. I), however the servicer books it
@@ -147,24 +151,32 @@ tape_measures as (
             end
         ) as servicer_roll_forward_break_count,
         count(*) filter (
-            where history.reported_beginning_balance <> history.previous_reported_ending_balance
+            where
+            not history.is_earlier
+            and history.reported_beginning_balance <> history.previous_reported_ending_balance
         ) as servicer_continuity_break_count,
         -- 1122(d)(4)(xiv): charge-offs recorded as Art. I "Defaulted Receivable" requires (120+
         -- days, repossessed and sold, or uncollectible; the Principal Balance at that period end)
         count(*) filter (
             where
-            history.reported_charged_off_principal_amount
-            <> history.defaulted_principal_amount
+            not history.is_earlier
+            and history.reported_charged_off_principal_amount <> history.defaulted_principal_amount
         ) as charge_off_mismatch_count,
         -- 3.2 (1122(d)(4)(vi)): extensions never carry a receivable past the Final Scheduled
         -- Maturity Date
         count(*) filter (
-            where history.maturity_date > deals.final_scheduled_maturity_date
-        ) as extension_beyond_final_date_count
+            where not history.is_earlier and history.maturity_date > deals.final_scheduled_maturity_date
+        ) as extension_beyond_final_date_count,
+        -- a receivable outstanding at a period end must be on the next period's tape (each period
+        -- computed: its tape and every earlier one loaded)
+        count(*) filter (
+            where
+            history.is_outstanding
+            and history.next_period_number is distinct from history.period_number + 1
+        ) as missing_from_next_tape_count
     from receivable_history as history
     inner join deals on history.deal_id = deals.deal_id
-    where not history.is_earlier
-    group by history.deal_id, history.collection_period
+    group by history.deal_id, history.period_number
 ),
 
 computed_periods as (
@@ -176,24 +188,6 @@ computed_periods as (
         tape_status.period_number
     from {{ ref('int_collection_period__tape_status') }} as tape_status
     where tape_status.is_computable and {{ is_rebuilt('tape_status.deal_id', 'tape_status.collection_period') }}
-),
-
-missing_receivables as (
-    -- a receivable outstanding at a period end must be on the next period's tape (each period
-    -- computed: its tape and every earlier one loaded)
-    select
-        computed_periods.deal_id,
-        computed_periods.collection_period,
-        count(*) as missing_receivable_count
-    from receivable_history
-    inner join computed_periods
-        on
-            receivable_history.deal_id = computed_periods.deal_id
-            and computed_periods.period_number = receivable_history.period_number + 1
-    where
-        receivable_history.is_outstanding
-        and receivable_history.next_period_number is distinct from receivable_history.period_number + 1
-    group by computed_periods.deal_id, computed_periods.collection_period
 ),
 
 {%- set pool_columns = [
@@ -222,20 +216,20 @@ final as (
         {% for column in tape_columns %}
             coalesce(tape_measures.{{ column }}, 0) as {{ column }},
         {% endfor %}
-        coalesce(missing_receivables.missing_receivable_count, 0) as missing_receivable_count
+        coalesce(period_before.missing_from_next_tape_count, 0) as missing_receivable_count
     from computed_periods
     left join pool_totals
         on
             computed_periods.deal_id = pool_totals.deal_id
             and computed_periods.collection_period = pool_totals.collection_period
-    left join tape_measures
+    left join history_measures as tape_measures
         on
             computed_periods.deal_id = tape_measures.deal_id
-            and computed_periods.collection_period = tape_measures.collection_period
-    left join missing_receivables
+            and computed_periods.period_number = tape_measures.period_number
+    left join history_measures as period_before
         on
-            computed_periods.deal_id = missing_receivables.deal_id
-            and computed_periods.collection_period = missing_receivables.collection_period
+            computed_periods.deal_id = period_before.deal_id
+            and computed_periods.period_number = period_before.period_number + 1
 )
 
 select * from final
