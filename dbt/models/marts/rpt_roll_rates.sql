@@ -65,24 +65,30 @@ transitions as (
         current_state.deal_id,
         current_state.collection_period,
         current_state.period_number,
-        coalesce(prior_state.state, {{ delinquency_state('schedule.cutoff_days_past_due') }}) as from_state,
+        coalesce(current_state.prior_state, {{ delinquency_state('schedule.cutoff_days_past_due') }}) as from_state,
         current_state.state as to_state,
-        {{ to_cents('coalesce(prior_state.ending_balance, schedule.cutoff_principal_balance)') }}
+        {{ to_cents('coalesce(current_state.prior_ending_balance, schedule.cutoff_principal_balance)') }}
             as from_balance_cents
-    from states as current_state
+    from (
+        -- each receivable-period with the receivable's state at the end of the period before
+        -- (its row of that period, when it has one)
+        select
+            *,
+            case when lag(period_number) over by_period = period_number - 1 then lag(state) over by_period end
+                as prior_state,
+            case when lag(period_number) over by_period = period_number - 1 then lag(ending_balance) over by_period end
+                as prior_ending_balance
+        from states
+        window by_period as (partition by deal_id, receivable_id order by period_number)
+    ) as current_state
     inner join schedule
         on current_state.deal_id = schedule.deal_id and current_state.receivable_id = schedule.receivable_id
-    left join states as prior_state
-        on
-            current_state.deal_id = prior_state.deal_id
-            and current_state.receivable_id = prior_state.receivable_id
-            and prior_state.period_number = current_state.period_number - 1
     -- outstanding at the end of the period before (every receivable of the schedule at the cutoff)
     where
         {{ is_rebuilt('current_state.deal_id', 'current_state.collection_period') }}
         and (
-            (current_state.period_number = 1 and prior_state.receivable_id is null)
-            or prior_state.ending_balance > 0
+            (current_state.period_number = 1 and current_state.prior_state is null)
+            or current_state.prior_ending_balance > 0
         )
 ),
 
