@@ -22,6 +22,7 @@
     select
         deal_id,
         receivable_id,
+        apr_e6,
         step_number,
         null::string as collection_period,
         null::string as transaction_type,
@@ -32,27 +33,10 @@
         balance_cents,
         unpaid_interest_cents,
         fees_due_cents,
-        last_accrual_date,
-        apr_e6
+        last_accrual_date
     from {{ starting }}
     union all
-    select
-        deal_id,
-        receivable_id,
-        step_number,
-        collection_period,
-        transaction_type,
-        interest_paid_cents,
-        fees_paid_cents,
-        principal_paid_cents,
-        unapplied_cents,
-        balance_cents,
-        unpaid_interest_cents,
-        fees_due_cents,
-        last_accrual_date,
-        apr_e6
-    from (
-        {%- set round %}
+    {%- set round %}
         select
             previous.deal_id,
             previous.receivable_id,
@@ -78,9 +62,8 @@
                 previous.deal_id = txn.deal_id
                 and previous.receivable_id = txn.receivable_id
                 and txn.step_number = previous.step_number + 1
-        {%- endset %}
-        {{ simple_interest_step_layers(round, ['deal_id', 'receivable_id', 'apr_e6']) }}
-    ) as stepped
+    {%- endset %}
+    {{ simple_interest_step_layers(round, ['deal_id', 'receivable_id', 'apr_e6']) }}
 {%- endmacro %}
 
 {% macro spark__simple_interest_fold(starting, events) -%}
