@@ -165,6 +165,31 @@ def test_booleans_are_xs_boolean(tmp_path):
     )
 
 
+def test_malformed_numbers_and_months_pass_through_to_the_row_checks(tmp_path):
+    """A value that is not a number or a month is written as filed (the tape's and the schedule's
+    row checks then name its row and field), never an exception that stops the whole run."""
+    xml = filing(
+        tmp_path / "a.xml",
+        ["<assetNumber>1</assetNumber>" + PERIOD + "<currentDelinquencyStatus>N/A"
+         "</currentDelinquencyStatus><zeroBalanceEffectiveDate>ab/cdef</zeroBalanceEffectiveDate>"],
+    )  # fmt: skip
+    (row,) = rows(xml)
+    assert (row["currentDelinquencyStatus"], row["loanStatus"]) == ("N/A", "current")
+    out = tmp_path / "a.csv"
+    ex102.convert(xml, out, LOAN_STATUS)
+    (converted,) = duckdb.read_csv(str(out), all_varchar=True).fetchall()
+    assert "N/A" in converted
+    schedule = ex102.schedule_row(
+        {
+            "reportingPeriodBeginningLoanBalanceAmount": "100.00",
+            "reportingPeriodBeginningDate": "02-01-2016",
+            "originationDate": "abcd-ef-gh",
+            "originalLoanAmount": "100.00",
+        }
+    )
+    assert schedule["origination_date"] == "abcd-ef-gh"
+
+
 def test_the_filings_other_exhibits_are_passed_over(tmp_path):
     """An ABS-EE filing carries EX-103 (XML too) beside the EX-102: a delivery folder holding both
     is the EX-102's; one holding only another document is read as one, and the read names it."""

@@ -1,6 +1,7 @@
 """Each ingestion failure mode: a clear finding (file, row, field), quarantine, nothing lost."""
 
 import csv
+import gzip
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -183,6 +184,33 @@ def test_unreadable_files_are_rejected_whole(con, delivery, damage, reason):
     damage(delivery / "loan_status.csv")
     error = rejected(con, delivery)
     assert any(reason in f.reason and f.row is None for f in error.findings), error
+
+
+def test_a_corrupt_gzip_file_is_rejected_whole(con, delivery):
+    source = delivery / "loan_status.csv"
+    packed = bytearray(gzip.compress(source.read_bytes()))
+    packed[12:40] = bytes(byte ^ 0xFF for byte in packed[12:40])  # the deflate stream's start
+    corrupt = delivery / "loan_status.csv.gz"
+    corrupt.write_bytes(bytes(packed))
+    source.unlink()
+    files = [
+        (schemas.LOAN_STATUS, corrupt),
+        (schemas.PAYMENT_TRANSACTIONS, delivery / "payment_transactions.csv"),
+    ]
+    (result,) = load_deliveries(con, [tape_delivery(delivery, files=files)])
+    assert isinstance(result, IngestionError)
+    assert any(
+        f.file == str(corrupt) and f.row is None and "cannot be read" in f.reason
+        for f in result.findings
+    ), result
+
+
+def test_a_folder_named_as_a_file_is_rejected_not_read(con, delivery):
+    path = delivery / "payment_transactions.csv"
+    path.unlink()
+    path.mkdir()
+    error = rejected(con, delivery)
+    assert any(f.file == str(path) and "not a file" in f.reason for f in error.findings), error
 
 
 def test_a_file_cut_off_mid_row_names_the_data_row_and_the_first_missing_field(con, delivery):

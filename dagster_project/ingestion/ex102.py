@@ -192,15 +192,14 @@ def _status(record: dict, code: str | None) -> str:
         return "paid_in_full"
     if repossessed:
         return "repossessed"
-    days = record.get("currentDelinquencyStatus")
-    return "delinquent" if days and int(days) > 0 else "current"
+    return "delinquent" if _positive(record.get("currentDelinquencyStatus")) else "current"
 
 
-def _positive(amount: str | None) -> bool:
+def _positive(number: str | None) -> bool:
     try:
-        return amount is not None and Decimal(amount) > 0
+        return number is not None and Decimal(number) > 0
     except InvalidOperation:
-        return False  # a malformed amount: the row checks name it
+        return False  # a malformed number (text, NaN): the row checks name it
 
 
 def tape_row(record: dict) -> dict:
@@ -265,8 +264,11 @@ def _month_end(text: str | None) -> str | None:
     first = _month(text)
     if not first or len(first) != 10 or first[4] != "-":
         return first
-    year, month = int(first[:4]), int(first[5:7])
-    return dt.date(year, month, calendar.monthrange(year, month)[1]).isoformat()
+    try:
+        year, month = int(first[:4]), int(first[5:7])
+        return dt.date(year, month, calendar.monthrange(year, month)[1]).isoformat()
+    except ValueError:
+        return first  # not a date: the row checks name it
 
 
 def _months_between(start: str | None, end: str | None) -> int | None:
@@ -282,12 +284,12 @@ def level_payment(amount: str, apr: str, term: str) -> str | None:
     rounded half up to the cent: A * r / (1 - (1 + r)^-n), r = apr / 12, in Decimal."""
     try:
         a, r, n = Decimal(amount), Decimal(apr) / 12, int(term)
-    except (TypeError, ValueError, InvalidOperation):
-        return None
-    if n <= 0:
-        return None
-    payment = a / n if r == 0 else a * r / (1 - (1 + r) ** -n)
-    return str(payment.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+        if n <= 0:
+            return None
+        payment = a / n if r == 0 else a * r / (1 - (1 + r) ** -n)
+        return str(payment.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    except (TypeError, ValueError, ArithmeticError):  # Decimal's errors are ArithmeticErrors
+        return None  # the filed values are checked (and named) as the schedule's row
 
 
 def _score(text: str | None) -> str | None:

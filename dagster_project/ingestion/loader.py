@@ -182,7 +182,7 @@ def load_deliveries(
     for delivery in deliveries:
         key = delivery.key
         hashes[key] = {
-            schema.kind: sha256(path) if path.exists() else "" for schema, path in delivery.files
+            schema.kind: sha256(path) if path.is_file() else "" for schema, path in delivery.files
         }
         loaded[key] = loaded_hashes(con, *key)
         if all(loaded[key].get(kind) == digest for kind, digest in hashes[key].items()):

@@ -107,7 +107,7 @@ def restated_schedule(con, inputs: Path, deal: Deal) -> Path | None:
     schema = schemas.RECEIVABLE_SCHEDULE
     path = reference_file(inputs, deal.deal_id, schema)
     digest = loaded_hashes(con, deal.deal_id, schema.kind).get(schema.kind)
-    if digest and path.exists() and sha256(path) != digest:
+    if digest and path.is_file() and sha256(path) != digest:
         return path
     return None
 

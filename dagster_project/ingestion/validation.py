@@ -18,6 +18,7 @@ import csv
 import datetime as dt
 import gzip
 import re
+import zlib
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -104,7 +105,7 @@ def _csv_header(path: Path) -> list[str] | Finding:
             None,
             f"file cannot be read: not UTF-8 ({error.reason} at byte {error.start})",
         )
-    except (OSError, csv.Error, EOFError) as error:
+    except (OSError, csv.Error, EOFError, zlib.error) as error:  # zlib: a corrupt .gz
         return Finding(str(path), None, None, f"file cannot be read: {error}")
     if not header:
         return Finding(str(path), None, None, "file is empty")
@@ -127,6 +128,8 @@ def _file_findings(schema: FileSchema, path: Path) -> tuple[list[str] | None, li
     exactly the schema's columns. Returns (header, findings)."""
     if not path.exists():
         return None, [Finding(str(path), None, None, "file is missing from the delivery")]
+    if not path.is_file():
+        return None, [Finding(str(path), None, None, "not a file (a folder of that name?)")]
     if path.stat().st_size == 0:
         return None, [Finding(str(path), None, None, "file is empty")]
     if path.suffix == ".parquet":
