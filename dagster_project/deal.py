@@ -10,6 +10,7 @@ the file and the field. docs/deal_file.md documents every field with its section
 import datetime as dt
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -25,6 +26,25 @@ DAY_COUNTS = ("actual/360", "30/360")
 RATE_TYPES = ("fixed", "floating")
 TIERS = ("A", "B", "C", "D")  # Priority, Secondary, Tertiary, Quaternary (Art. I)
 OC_BASES = ("cutoff", "current")
+BUSINESS_DAY_RULES = ("federal_reserve",)  # business_calendar.py: the Federal Reserve Banks' days
+# a deal_id names the trust's input folder and is part of each partition key ("deal|period")
+DEAL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+# The eligibility block: Section 2.3's bounds and the expectation suites' tolerances, each with
+# the kind it is read as (the suites need every one: quality/suites.py EligibilityTerms)
+ELIGIBILITY = {
+    "originated_after": "date",  # 2.3(t)
+    "min_original_term": "count",  # 2.3(u), months
+    "max_original_term": "count",
+    "min_remaining_term": "count",
+    "max_remaining_term": "count",
+    "min_principal_balance": "money",  # 2.3(q)
+    "max_apr": "share",  # 2.3(w), a fraction
+    "max_days_past_due": "count",  # 2.3(k), (z)
+    "min_payments_made": "count",  # 2.3(a)(viii)
+    "level_payment_tolerance": "money",  # 2.3(a)(iii)
+    "new_vehicle_share_tolerance": "share",  # 2.3(s)
+    "remaining_term_tolerance": "months",  # 2.3(v)
+}
 # PyYAML's safe loader, in libyaml's C implementation where the wheel has it (about ten times
 # faster: the definitions and every run step read the shelf's deal files)
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -172,20 +192,7 @@ KNOWN_FIELDS: dict[str, set[str] | None] = {
         "new_vehicle_share",
         "weighted_average_remaining_term",
     },
-    "eligibility": {
-        "originated_after",
-        "min_original_term",
-        "max_original_term",
-        "min_remaining_term",
-        "max_remaining_term",
-        "min_principal_balance",
-        "max_apr",
-        "max_days_past_due",
-        "min_payments_made",
-        "level_payment_tolerance",
-        "new_vehicle_share_tolerance",
-        "remaining_term_tolerance",
-    },
+    "eligibility": set(ELIGIBILITY),
     "servicing": {
         "servicing_rate",
         "successor_transition_cap",
@@ -246,9 +253,12 @@ class _Reader:
         if isinstance(value, float):
             raise self.fail(field, f"must be a quoted decimal string, got {value!r}")
         try:
-            return to_decimal(value)
+            number = to_decimal(value)
         except Exception as error:
             raise self.fail(field, f"is not a decimal: {value!r}") from error
+        if not number.is_finite():  # NaN, Infinity
+            raise self.fail(field, f"is not a decimal: {value!r}")
+        return number
 
     def integer(self, value, field: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int | str):
@@ -273,6 +283,27 @@ class _Reader:
         if number < 0 or round_cents(number) != number:
             raise self.fail(field, f"must be a non-negative amount in cents: {value}")
         return number
+
+    def eligibility(self, terms: dict) -> dict:
+        """The eligibility block's terms present, each read as its kind (ELIGIBILITY)."""
+        values = {}
+        for name, raw in terms.items():
+            field, kind = f"eligibility.{name}", ELIGIBILITY[name]
+            if raw is None:
+                continue
+            if kind == "date":
+                values[name] = self.date(raw, field)
+            elif kind == "count":
+                values[name] = _not_negative(self.integer(raw, field), self, field)
+            elif kind == "money":
+                values[name] = self.money(raw, field)
+            elif kind == "share":
+                values[name] = self.share(raw, field)
+            else:
+                values[name] = self.decimal(raw, field)
+                if values[name] < 0:
+                    raise self.fail(field, f"cannot be negative: {raw}")
+        return values
 
 
 def _check_known_fields(raw: dict, path: Path) -> None:
@@ -434,6 +465,44 @@ def _overcollateralization(oc: dict, read: _Reader) -> tuple[Decimal, str, Decim
     )
 
 
+def _deal_id(value, read: _Reader) -> str:
+    if not isinstance(value, str) or not DEAL_ID.fullmatch(value):
+        raise read.fail(
+            "deal_id", f"must be text of letters, digits, '.', '_' or '-' (caot-2015-4): {value!r}"
+        )
+    return value
+
+
+def _business_day_rule(calendar: dict, read: _Reader) -> str:
+    rule = calendar.get("business_day_rule", BUSINESS_DAY_RULES[0])
+    if rule not in BUSINESS_DAY_RULES:
+        raise read.fail(
+            "calendar.business_day_rule", f"must be one of {BUSINESS_DAY_RULES}: {rule!r}"
+        )
+    return rule
+
+
+def _unconstructed_date(text: str) -> str:
+    """Which field holds the date YAML could not construct (the file read again as text)."""
+    found: list[str] = []
+
+    def walk(node, where: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{where}.{key}" if where else str(key))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{where}[{index}]")
+        elif isinstance(node, str) and re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", node):
+            try:
+                dt.date(*(int(part) for part in node.split("-")))
+            except ValueError:
+                found.append(f"field '{where}' is not a date: {node!r}")
+
+    walk(yaml.load(text, Loader=getattr(yaml, "CBaseLoader", yaml.BaseLoader)), "")
+    return found[0] if found else "a value is not valid"
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -448,6 +517,8 @@ def load_deal(path: str | Path = DEFAULT_DEAL_FILE) -> Deal:
         raise DealFileError(f"{path}: deal file not found") from error
     except yaml.YAMLError as error:
         raise DealFileError(f"{path}: not valid YAML: {error}") from error
+    except ValueError as error:  # a date YAML cannot construct (2015-09-31)
+        raise DealFileError(f"{path}: {_unconstructed_date(text)}: {error}") from error
     if not isinstance(raw, dict):
         raise DealFileError(f"{path}: the deal file must be a YAML mapping")
     _check_known_fields(raw, path)
@@ -486,7 +557,7 @@ def load_deal(path: str | Path = DEFAULT_DEAL_FILE) -> Deal:
         path=path,
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         trust_name=str(read.require(raw, "trust_name")),
-        deal_id=str(read.require(raw, "deal_id")),
+        deal_id=_deal_id(read.require(raw, "deal_id"), read),
         servicer_name=str(raw.get("servicer") or "CarMax Business Services, LLC"),
         cutoff_date=day("cutoff_date"),
         closing_date=day("closing_date"),
@@ -496,7 +567,7 @@ def load_deal(path: str | Path = DEFAULT_DEAL_FILE) -> Deal:
         determination_day_of_month=number(dates, "dates.", "determination_day_of_month"),
         distribution_day_of_month=number(dates, "dates.", "distribution_day_of_month"),
         fiscal_year_end_month=number(dates, "dates.", "fiscal_year_end_month", 2),
-        business_day_rule=str(calendar.get("business_day_rule", "federal_reserve")),
+        business_day_rule=_business_day_rule(calendar, read),
         initial_pool_balance=read.money(
             read.require(pool, "initial_pool_balance", "pool."), "pool.initial_pool_balance"
         ),
@@ -509,7 +580,7 @@ def load_deal(path: str | Path = DEFAULT_DEAL_FILE) -> Deal:
         weighted_average_remaining_term=read.decimal(
             pool.get("weighted_average_remaining_term", "0"), "pool.weighted_average_remaining_term"
         ),
-        eligibility=dict(raw.get("eligibility") or {}),
+        eligibility=read.eligibility(raw.get("eligibility") or {}),
         servicing_rate=read.share(  # Art. I "Servicing Rate": 1% a year at CarMax
             read.require(servicing, "servicing_rate", "servicing."),
             "servicing.servicing_rate",

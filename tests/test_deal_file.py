@@ -91,6 +91,54 @@ def test_not_yaml(tmp_path):
         load_deal(path)
 
 
+def test_a_date_that_does_not_exist_names_the_field(tmp_path):
+    path = tmp_path / "deal.yaml"
+    path.write_text(
+        DEFAULT_DEAL_FILE.read_text().replace("cutoff_date: 2015-09-30", "cutoff_date: 2015-09-31")
+    )
+    with pytest.raises(DealFileError, match=r"deal.yaml: field 'dates.cutoff_date' is not a date"):
+        load_deal(path)
+
+
+@pytest.mark.parametrize(
+    "mutate, field, problem",
+    [
+        (lambda raw: raw["servicing"].update(servicing_rate="NaN"), "servicing.servicing_rate",
+         "is not a decimal"),
+        (lambda raw: raw["pool"].update(initial_pool_balance="Infinity"),
+         "pool.initial_pool_balance", "is not a decimal"),
+        (lambda raw: raw.update(calendar={"business_day_rule": "lunar"}),
+         "calendar.business_day_rule", "must be one of"),
+        (lambda raw: raw.update(deal_id=2015), "deal_id", "must be text"),
+        (lambda raw: raw.update(deal_id="caot 2015|4"), "deal_id", "must be text"),
+        (lambda raw: raw["eligibility"].update(level_payment_tolerance="-0.01"),
+         "eligibility.level_payment_tolerance", "must be a non-negative amount"),
+        (lambda raw: raw["eligibility"].update(min_original_term="abc"),
+         "eligibility.min_original_term", "is not an integer"),
+        (lambda raw: raw["eligibility"].update(max_apr="25%"), "eligibility.max_apr",
+         "is not a decimal"),
+        (lambda raw: raw["eligibility"].update(max_apr="25"), "eligibility.max_apr",
+         "must be a fraction"),
+        (lambda raw: raw["eligibility"].update(remaining_term_tolerance="-1"),
+         "eligibility.remaining_term_tolerance", "cannot be negative"),
+        (lambda raw: raw["eligibility"].update(originated_after="2009-13-01"),
+         "eligibility.originated_after", "is not a date"),
+    ],
+)  # fmt: skip
+def test_a_term_that_is_not_of_its_kind_names_the_field_when_read(tmp_path, mutate, field, problem):
+    """Read when the deal file is, not when a step of the run needs the term."""
+    with pytest.raises(DealFileError, match=rf"deal.yaml: field '{field}' {problem}"):
+        load_deal(_write(tmp_path, mutate))
+
+
+def test_eligibility_terms_are_read_typed():
+    import datetime as dt
+
+    terms = load_deal().eligibility
+    assert terms["originated_after"] == dt.date(2009, 7, 26)
+    assert (terms["min_original_term"], terms["max_apr"]) == (24, Decimal("0.2500"))
+
+
 @pytest.mark.parametrize(
     "mutate, field",
     [

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from dagster_project.deal import Deal, DealFileError
-from dagster_project.money import decimal_to_cents, to_decimal
+from dagster_project.money import decimal_to_cents
 
 STATES = [
     "AL",
@@ -123,25 +123,12 @@ class EligibilityTerms:
 
     @classmethod
     def from_deal(cls, deal: Deal) -> "EligibilityTerms":
-        terms = deal.eligibility
-        values = {}
-        for name, kind in cls.__annotations__.items():
-            if name not in terms or terms[name] is None:
+        """The terms as the deal file's reader typed them (deal.py ELIGIBILITY); every one is
+        needed here."""
+        for name in cls.__annotations__:
+            if name not in deal.eligibility:
                 raise DealFileError(f"{deal.path}: missing required field 'eligibility.{name}'")
-            raw = terms[name]
-            try:
-                if kind is dt.date:
-                    values[name] = raw if isinstance(raw, dt.date) else dt.date.fromisoformat(raw)
-                elif kind is int:
-                    values[name] = int(raw)
-                else:
-                    values[name] = to_decimal(raw)
-            except (TypeError, ValueError, ArithmeticError) as error:
-                raise DealFileError(
-                    f"{deal.path}: field 'eligibility.{name}' is not a valid "
-                    f"{kind.__name__}: {raw!r}"
-                ) from error
-        return cls(**values)
+        return cls(**{name: deal.eligibility[name] for name in cls.__annotations__})
 
 
 def _between(column, low=None, high=None) -> dict:
