@@ -477,6 +477,55 @@ def test_a_whole_number_with_a_fraction_is_rejected_not_rounded(con, delivery):
     assert (finding.row, finding.field, finding.value) == (7, "currentDelinquencyStatus", "1.5")
 
 
+@pytest.mark.parametrize(
+    "column, value, reason",
+    [
+        ("interestPaidThroughDate", "epoch", "not a valid date (YYYY-MM-DD)"),
+        ("loanMaturityDate", "infinity", "not a valid date (YYYY-MM-DD)"),
+        ("interestPaidThroughDate", "2015/10/13", "not a valid date (YYYY-MM-DD)"),
+        ("interestPaidThroughDate", "2015-10-13 23:59:59+05", "not a valid date (YYYY-MM-DD)"),
+        ("repossessedIndicator", "y", "not a valid boolean (true, false, 1 or 0)"),
+        ("repossessedIndicator", "no", "not a valid boolean (true, false, 1 or 0)"),
+    ],
+)
+def test_a_date_or_boolean_in_another_form_is_rejected_not_guessed(
+    con, delivery, column, value, reason
+):
+    """DuckDB's cast reads these as 1970-01-01, 9999-12-31, the day, true and false."""
+    set_cell(delivery / "loan_status.csv", 3, column, value)
+    finding = next(f for f in rejected(con, delivery).findings if f.field == column)
+    assert (finding.row, finding.reason, finding.value) == (3, reason, value)
+
+
+def test_booleans_in_either_case_and_as_digits_are_accepted(con, delivery):
+    path = delivery / "loan_status.csv"
+    set_cell(path, 1, "repossessedIndicator", "FALSE")
+    set_cell(path, 2, "repossessedIndicator", "0")
+    load_period(con, delivery)
+    values = con.execute(
+        "select count(*) filter (where not repossessedIndicator) from raw.loan_status"
+    ).fetchone()[0]
+    assert values == con.execute("select count(*) from raw.loan_status").fetchone()[0]
+
+
+def test_a_rate_with_more_decimals_than_its_field_is_rejected_not_rounded(tmp_path, small_deal):
+    schedule = tmp_path / "receivable_schedule.csv"
+    shutil.copy(small_deal / DEAL_ID / "receivable_schedule.csv", schedule)
+    set_cell(schedule, 2, "apr", "0.0606007")
+    connection = duckdb.connect(str(tmp_path / "rounded.duckdb"))
+    load_deal_tables(connection, [load_deal()])
+    with pytest.raises(IngestionError) as info:
+        load_files(
+            connection, DEAL_ID, "receivable_schedule", [(schemas.RECEIVABLE_SCHEDULE, schedule)]
+        )
+    finding = next(f for f in info.value.findings if f.field == "apr")
+    assert (finding.row, finding.reason, finding.value) == (
+        2,
+        "more than 6 decimals (never rounded)",
+        "0.0606007",
+    )
+
+
 def test_a_whole_number_written_with_decimals_is_accepted(con, delivery):
     set_cell(delivery / "loan_status.csv", 7, "currentDelinquencyStatus", "0.00")
     load_period(con, delivery)

@@ -48,17 +48,49 @@ class Finding:
         return f"{where}: {self.reason}{shown}"
 
 
-# A cast to money or to an integer rounds: 5435.789 would become 5435.79 and 1.5 days 2. So the
-# checks read those values with ten decimals first (FRACTIONS names the finding). In the typed
-# staging they are stored so, in 64 bits (DuckDB's fast decimals): values of 100 million or more
-# fail the typed read and their file is checked as text (the servicer's tangible net worth, for
-# one).
-FRACTIONS = {
-    MONEY: "amount has fractions of a cent (money has two decimals)",
-    "integer": "not a whole number",
-}
+# A cast to money, an integer or any decimal rounds: 5435.789 would become 5435.79, 1.5 days 2
+# and an APR of 0.0606007 0.060601. So the checks read those values with ten decimals first
+# (fraction_finding names the finding). In the typed staging they are stored so, in 64 bits
+# (DuckDB's fast decimals): values of 100 million or more fail the typed read and their file is
+# checked as text (the servicer's tangible net worth, for one).
 TYPED_EXACT = "decimal(18, 10)"
-EXACT = "decimal(38, 10)"  # text read with ten decimals, for the checks of FRACTIONS
+EXACT = "decimal(38, 10)"  # text read with ten decimals, for the checks of fraction_finding
+DECIMAL = re.compile(r"decimal\(\d+, ?(\d+)\)")
+
+
+def fraction_finding(column_type: str) -> str | None:
+    """The finding for a value its type would round; None for a type that does not round."""
+    if column_type == MONEY:
+        return "amount has fractions of a cent (money has two decimals)"
+    if column_type == "integer":
+        return "not a whole number"
+    scale = DECIMAL.fullmatch(column_type)
+    return f"more than {scale.group(1)} decimals (never rounded)" if scale else None
+
+
+# Dates and booleans are read in one form each: ISO 8601 (2016-03-21) and xs:boolean (true, false,
+# 1, 0; any case). DuckDB's cast takes more, as another value or a guess ('epoch' and 'infinity'
+# as dates, a time and zone after the day; 'y', 'no' and 't' as booleans): a finding instead.
+ISO_DATE = "%Y-%m-%d"
+FORMS = {"date": " (YYYY-MM-DD)", "boolean": " (true, false, 1 or 0)"}  # said with a finding
+
+
+def _parsed(text: str, column_type: str, strict: bool) -> str:
+    """SQL for delivered text (`text`, SQL) as `column_type`: strict, an error for text of another
+    type or form (the typed read, which then fails); else NULL for it (the checks of the text)."""
+    if column_type == "date":  # strptime reads 'epoch' and 'infinity' too: a digit first
+        other = f"else error('not a date: ' || {text}) " if strict else ""
+        return (
+            f"case when {text} is null then null when left({text}, 1) between '0' and '9' "
+            f"then {'' if strict else 'try_'}strptime({text}, '{ISO_DATE}')::date {other}end"
+        )
+    if column_type == "boolean":
+        other = f"else error('not a boolean: ' || {text}) " if strict else ""
+        return (
+            f"case when {text} is null then null when lower({text}) in ('true', '1') then true "
+            f"when lower({text}) in ('false', '0') then false {other}end"
+        )
+    return f"{'cast' if strict else 'try_cast'}({text} as {column_type})"
 
 
 @dataclass(frozen=True)
@@ -77,15 +109,25 @@ class Staging:
     def stored_type(self, column_type: str) -> str:
         if not self.typed:
             return "varchar"
-        return TYPED_EXACT if column_type in FRACTIONS else column_type
+        return TYPED_EXACT if fraction_finding(column_type) else column_type
+
+    def read(self, text: str, column_type: str) -> str:
+        """SQL storing delivered text in the staging (the typed read: an error for text of
+        another type or form)."""
+        stored = self.stored_type(column_type)
+        return _parsed(text, stored, strict=True) if self.typed else f"cast({text} as {stored})"
 
     def value(self, name: str, column_type: str, alias: str = "") -> str:
         """SQL for a column's value in its warehouse type (NULL for text of another type)."""
         column = f'{alias}."{name}"' if alias else f'"{name}"'
-        return f"{'cast' if self.typed else 'try_cast'}({column} as {column_type})"
+        return (
+            f"cast({column} as {column_type})"
+            if self.typed
+            else _parsed(column, column_type, False)
+        )
 
     def exact(self, name: str) -> str:
-        """SQL for a value with ten decimals (the checks of FRACTIONS)."""
+        """SQL for a value with ten decimals (the checks of fraction_finding)."""
         return f'"{name}"' if self.typed else f'try_cast("{name}" as {EXACT})'
 
 
@@ -334,7 +376,7 @@ def _insert(con, table, schema: FileSchema, staging: Staging, readable, keys: li
     parquet = path.suffix == ".parquet"
     # a column a format may leave out reads as NULL
     wanted = ", ".join(
-        f"cast({_as_text(c.name, parquet)} as {staging.stored_type(c.type)})"
+        f'{staging.read(_as_text(c.name, parquet), c.type)} as "{c.name}"'
         if c.name in names
         else f'null::{staging.stored_type(c.type)} as "{c.name}"'
         for c in schema.columns
@@ -415,25 +457,26 @@ def cell_checks(schema: FileSchema, staging: Staging, bound: str = MAX_AMOUNT) -
         value = staging.value(column.name, column.type)
         if not staging.typed:  # typed, a value of another type fails the read
             invalid = f"{value} is null"
-            if column.type in FRACTIONS:
+            if fraction_finding(column.type):
                 # DuckDB casts hexadecimal and binary text ('0x10', '0b11') to an integer, never
                 # to a decimal, and the typed read takes neither: a number is read as a decimal too
                 invalid = f"({value} is null or {staging.exact(column.name)} is null)"
             checks.append(
                 CellCheck(
                     label,
-                    f"not a valid {column.type}",
+                    f"not a valid {column.type}{FORMS.get(column.type, '')}",
                     name,
                     f"{name} is not null and {invalid}",
                 )
             )
-        if column.type in FRACTIONS:
-            # money has cents, counts and days are whole: a cast would round the rest away
+        if fraction := fraction_finding(column.type):
+            # money has cents, counts and days are whole, a rate its decimals: a cast would
+            # round the rest away
             exact = staging.exact(column.name)
             checks.append(
                 CellCheck(
                     label,
-                    FRACTIONS[column.type],
+                    fraction,
                     name,
                     f"{exact} <> try_cast({exact} as {column.type})",
                 )
