@@ -1,6 +1,7 @@
 """Each ingestion failure mode: a clear finding (file, row, field), quarantine, nothing lost."""
 
 import csv
+import datetime as dt
 import gzip
 import shutil
 from decimal import Decimal
@@ -15,6 +16,7 @@ from dagster_project.deal import load_deal
 from dagster_project.ingestion import schemas
 from dagster_project.ingestion.deal_tables import load_deal_tables
 from dagster_project.ingestion.loader import Delivery, IngestionError, load_deliveries, load_files
+from dagster_project.ingestion.loads import hold_schedules
 
 PERIOD = "2015-10"
 
@@ -1008,3 +1010,35 @@ def test_a_pass_takes_the_deliveries_that_fit_in_its_megabytes(tmp_path, monkeyp
     assert [d.scope for d in loads._next_pass(mixed)] == ["2016-03"]
     monkeypatch.setenv("CAOT_LOAD_MB", "256")
     assert len(loads._next_pass(pending)) == 3
+
+
+def test_a_schedule_delivered_other_than_the_one_loaded_holds_its_trust_until_they_agree(
+    con, tmp_path, small_deal
+):
+    """Re-delivered with changes (for the full rebuild) or rejected (the loaded one stands): the
+    trust is held with the reason, which the certificate gate gives for each of its certificates
+    (quality/runs.py schedule_failures); the same file as loaded lifts the hold."""
+    from dagster_project.quality.runs import schedule_failures
+
+    deal, now = load_deal(), dt.datetime.now(dt.UTC)
+    loaded = small_deal / DEAL_ID / "receivable_schedule.csv"
+    delivered = tmp_path / "inputs" / DEAL_ID / "receivable_schedule.csv"
+    delivered.parent.mkdir(parents=True)
+    shutil.copy(loaded, delivered)
+    assert hold_schedules(con, delivered.parents[1], [deal], now) == {}
+
+    set_cell(delivered, 3, "scheduled_payment", "1.00")
+    (why,) = hold_schedules(con, delivered.parents[1], [deal], now).values()
+    assert "differs from the one loaded" in why and "--rebuild" in why
+
+    data = loaded.read_bytes()
+    delivered.write_bytes(data[: len(data) // 2])  # cut off mid-row, then rejected by a rebuild
+    with pytest.raises(IngestionError):
+        load_files(con, DEAL_ID, "receivable_schedule", [(schemas.RECEIVABLE_SCHEDULE, delivered)])
+    (why,) = hold_schedules(con, delivered.parents[1], [deal], now).values()
+    assert why.startswith(f"the file delivered ({delivered}) was rejected: ") and "row " in why
+    assert schedule_failures(con)[DEAL_ID] == [why]
+
+    shutil.copy(loaded, delivered)
+    assert hold_schedules(con, delivered.parents[1], [deal], now) == {}
+    assert DEAL_ID not in schedule_failures(con)

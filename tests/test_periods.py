@@ -232,16 +232,28 @@ def test_a_first_run_without_the_first_period_withholds_everything_and_says_why(
     assert "none computed yet" in performance.read_text()
 
     # the Receivable Schedule re-delivered with one receivable changed: every computed period
-    # depends on it, so a monthly run stops, says so and how to load it; nothing is published
-    published = (tmp_path / "warehouse.duckdb").read_bytes()
+    # depends on it, so a monthly run leaves it for the full rebuild, withholds the trust's
+    # certificates and says why and how to load it (status 3: the other trusts would publish)
     schedule = inputs / DEAL_ID / "receivable_schedule.csv"
-    lines = schedule.read_text().splitlines(keepends=True)
+    original = schedule.read_text()
+    lines = original.splitlines(keepends=True)
     cells = lines[1].split(",")
     cells[9] = f"{Decimal(cells[9]) + 1:.2f}"  # scheduled_payment
     schedule.write_text(lines[0] + ",".join(cells) + "".join(lines[2:]))
+    loaded = query(tmp_path / "warehouse.duckdb", "select * from raw.receivable_schedule")
     again = run_here(env, "--period", later)
     printed = again.stdout + again.stderr
-    assert again.returncode == 1, printed[-3000:]
-    assert f"the Receivable Schedule of {DEAL_ID}" in printed and "differs" in printed
+    assert again.returncode == 3, printed[-3000:]
+    assert f"{DEAL_ID}: certificates withheld, its Receivable Schedule" in printed
+    assert "differs from the one loaded" in printed
     assert "python -m dagster_project.pipeline --rebuild" in printed
-    assert (tmp_path / "warehouse.duckdb").read_bytes() == published
+    assert query(tmp_path / "warehouse.duckdb", "select * from raw.receivable_schedule") == loaded
+    reasons = query(
+        tmp_path / "warehouse.duckdb",
+        "select distinct withheld_reason from quality.certificate_gate",
+    )
+    assert len(reasons) == 1 and "differs from the one loaded" in reasons[0][0], reasons
+    # the file as loaded delivered again: the hold is lifted by the next run
+    schedule.write_text(original)
+    assert run_here(env, "--period", later).returncode == 0
+    assert query(tmp_path / "warehouse.duckdb", "select count(*) from raw.schedule_holds") == [(0,)]

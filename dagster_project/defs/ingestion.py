@@ -7,6 +7,7 @@ periods and trusts are built and published and the certificate gate withholds th
 period's certificates with the reason.
 """
 
+import datetime as dt
 from pathlib import Path
 
 import dagster as dg
@@ -18,6 +19,7 @@ from dagster_project.ingestion.deliveries import trust_dir
 from dagster_project.ingestion.loads import (
     LoadReport,
     ensure_tables,
+    hold_schedules,
     load_once_delivered,
     load_tapes,
     restated_schedule,
@@ -129,24 +131,32 @@ SCHEDULE = dg.AssetKey(["raw", "receivable_schedule"])
 )
 def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     """A restated schedule of a trust whose tapes are loaded touches every row computed from it:
-    a run with partitions stops and asks for the full rebuild, which loads it."""
+    a run with partitions leaves it for the full rebuild, which loads it, and the trust's
+    certificates are withheld until then (hold_schedules); the other trusts run on."""
     deals = run_trusts(context, warehouse)
     with warehouse.connect() as con:
         ensure_tables(con)
-        for deal in deals if run_partitions(context) is not None else []:
-            restated = restated_schedule(con, warehouse.inputs, deal)
-            if restated and _has_tapes(con, deal.deal_id):
-                raise dg.Failure(
-                    description=f"the Receivable Schedule of {deal.deal_id} ({restated}) differs "
-                    "from the one loaded, and every computed period depends on it: load it with "
-                    "the full rebuild, python -m dagster_project.pipeline --rebuild"
+        if run_partitions(context) is not None:
+            deals = [
+                deal
+                for deal in deals
+                if not (
+                    restated_schedule(con, warehouse.inputs, deal) and _has_tapes(con, deal.deal_id)
                 )
+            ]
         report = load_once_delivered(con, warehouse.inputs, deals, schemas.RECEIVABLE_SCHEDULE)
+        holds = hold_schedules(con, warehouse.inputs, warehouse.shelf(), dt.datetime.now(dt.UTC))
     for error in report.rejected:
         context.log.error(str(error))
-    metadata = _report_metadata(report)
+    for deal_id, why in holds.items():
+        context.log.error(f"{deal_id}: certificates withheld, its Receivable Schedule: {why}")
+    metadata = _report_metadata(report) | {
+        "schedules_held": dg.MetadataValue.md(
+            "\n".join(f"- {deal_id}: {why}" for deal_id, why in holds.items()) or "none"
+        )
+    }
     yield dg.MaterializeResult(asset_key=SCHEDULE, metadata=metadata)
-    yield _accepted(SCHEDULE, report, metadata)
+    yield _accepted(SCHEDULE, report, metadata, held=list(holds))
 
 
 MARKET_TABLES = {
@@ -230,16 +240,20 @@ def monthly_tapes(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
     yield _accepted(TAPES, report, metadata)
 
 
-def _accepted(asset: dg.AssetKey, report, metadata: dict) -> dg.AssetCheckResult:
-    """The asset's deliveries_accepted check: failed when a delivery of the run was rejected (the
-    command line then exits 3)."""
+def _accepted(
+    asset: dg.AssetKey, report, metadata: dict, held: list[str] = ()
+) -> dg.AssetCheckResult:
+    """The asset's deliveries_accepted check: failed when a delivery of the run was rejected, or
+    a trust's delivered Receivable Schedule is `held` (not the one loaded): the command line then
+    exits 3."""
     return dg.AssetCheckResult(
         check_name="deliveries_accepted",
         asset_key=asset,
-        passed=not report.rejected,
+        passed=not report.rejected and not held,
         severity=dg.AssetCheckSeverity.ERROR,
         metadata={
             "rejected": ", ".join(f"{e.deal_id} {e.scope}" for e in report.rejected) or "none",
             "first_findings": metadata["first_findings"],
+            "schedules_held": ", ".join(held) or "none",
         },
     )

@@ -31,6 +31,7 @@ from dagster_project.ingestion.loader import (
     reject_folder,
 )
 from dagster_project.ingestion.validation import Finding
+from dagster_project.warehouse import insert_rows, transaction
 
 
 def load_megabytes() -> int:
@@ -110,6 +111,48 @@ def restated_schedule(con, inputs: Path, deal: Deal) -> Path | None:
     if digest and path.is_file() and sha256(path) != digest:
         return path
     return None
+
+
+HOLDS_DDL = (
+    "create table if not exists raw.schedule_holds (deal_id varchar, file_path varchar, "
+    "reason varchar, noted_at timestamptz)"
+)
+
+
+def hold_schedules(con, inputs: Path, deals: list[Deal], now) -> dict[str, str]:
+    """The trusts whose delivered Receivable Schedule is not the one loaded, each with why: one
+    re-delivered with changes (every computed period depends on it: the full rebuild loads it),
+    or one rejected (the schedule loaded before stands). The certificate gate withholds each such
+    trust's certificates (quality/runs.py schedule_failures) until the file and the loaded
+    schedule agree again; the other trusts are not affected. raw.schedule_holds holds them,
+    replaced whole at each call."""
+    holds: dict[str, tuple[Path, str]] = {}
+    for deal in deals:
+        path = restated_schedule(con, inputs, deal)
+        if path is None:
+            continue
+        (finding,) = con.execute(
+            "select any_value(first_finding order by loaded_at desc) from raw.deliveries "
+            "where deal_id = ? and file_kind = ? and sha256 = ? and status = 'rejected'",
+            [deal.deal_id, schemas.RECEIVABLE_SCHEDULE.kind, sha256(path)],
+        ).fetchone()
+        holds[deal.deal_id] = (
+            path,
+            f"the file delivered ({path}) was rejected: {finding}"
+            if finding
+            else f"the file delivered ({path}) differs from the one loaded, on "
+            "which every computed period depends: load it with the full rebuild, python -m "
+            "dagster_project.pipeline --rebuild",
+        )
+    with transaction(con):
+        con.execute(HOLDS_DDL)
+        con.execute("delete from raw.schedule_holds")
+        insert_rows(
+            con,
+            "raw.schedule_holds",
+            [(deal_id, str(path), why, now) for deal_id, (path, why) in holds.items()],
+        )
+    return {deal_id: why for deal_id, (_path, why) in holds.items()}
 
 
 def _delivery(deal: Deal, folder: Path, period) -> Delivery | IngestionError:

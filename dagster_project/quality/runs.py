@@ -14,6 +14,7 @@ from dagster_project.quality.suites import (
     servicing_criteria_suite,
 )
 from dagster_project.quality.validation import Outcome, validate
+from dagster_project.warehouse import table_exists
 
 SERVICING_SUITE = "servicing_criteria"
 
@@ -98,13 +99,18 @@ def validate_servicing(
 
 
 def schedule_failures(con) -> dict[str, list[str]]:
-    """Each trust's failed blocking expectations of its Receivable Schedule suites."""
+    """Each trust's failed blocking expectations of its Receivable Schedule suites, and why its
+    delivered schedule is held (not the one loaded: ingestion/loads.py hold_schedules)."""
     store.ensure_schema(con)
     rows = con.execute(
         "select deal_id, representation || ' ' || rule_text from quality.expectation_results "
         "where is_blocking and not is_success and deal_id <> ? order by all",
         [store.SHELF],
     ).fetchall()
+    if table_exists(con, "raw", "schedule_holds"):
+        rows += con.execute(
+            "select deal_id, reason from raw.schedule_holds order by all"
+        ).fetchall()
     out: dict[str, list[str]] = {}
     for deal_id, text in rows:
         out.setdefault(deal_id, []).append(text)
