@@ -266,6 +266,25 @@ def test_a_restatement_replaces_the_period_and_keeps_the_earlier_delivery(con, d
     assert kinds == [("loaded", 1), ("superseded", 1)]
 
 
+def test_a_restatement_without_transactions_replaces_the_period_s_transactions_too(con, delivery):
+    """A period restated as an EX-102 filing (a tape, no transaction file): the transactions the
+    earlier delivery loaded for it are no longer delivered; they go, and are superseded."""
+    load_period(con, delivery)
+    set_cell(delivery / "loan_status.csv", 1, "remainingTermToMaturityNumber", "1")
+    tape_only = [(schemas.LOAN_STATUS, delivery / "loan_status.csv")]
+    (result,) = load_deliveries(con, [tape_delivery(delivery, files=tape_only)])
+    assert not isinstance(result, IngestionError) and result.restated
+    assert con.execute("select count(*) from raw.payment_transactions").fetchone() == (0,)
+    assert con.execute(
+        "select file_kind, status from raw.deliveries where scope = ? order by file_kind, status",
+        [PERIOD],
+    ).fetchall() == [
+        ("loan_status", "loaded"),
+        ("loan_status", "superseded"),
+        ("payment_transactions", "superseded"),
+    ]
+
+
 def test_an_ending_balance_that_does_not_follow_is_quarantined(con, delivery):
     with (delivery / "loan_status.csv").open(newline="") as handle:
         row = list(csv.DictReader(handle))[1]  # data row 2

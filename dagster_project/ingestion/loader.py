@@ -22,7 +22,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from dagster_project.checksums import sha256
-from dagster_project.ingestion.schemas import FileSchema
+from dagster_project.ingestion.schemas import TAPE_SCHEMAS, FileSchema
 from dagster_project.ingestion.validation import (
     TEXT,
     TYPED,
@@ -38,7 +38,7 @@ from dagster_project.ingestion.validation import (
     stage_periods,
     stage_typed,
 )
-from dagster_project.warehouse import insert_rows, transaction
+from dagster_project.warehouse import insert_rows, table_exists, transaction
 
 SERVICER_TIMEZONE = ZoneInfo("America/New_York")
 
@@ -348,6 +348,32 @@ def _load(con, kinds, clean, paths, hashes, loaded, now, results, staging: Stagi
             )  # fmt: skip
             for key in changed:
                 results[key].rows[schema.kind] = counts.get(key, 0)
+        _supersede_absent_tapes(con, kinds, clean, now)
+
+
+def _supersede_absent_tapes(con, kinds, clean, now) -> None:
+    """A Collection Period's delivery is its tapes as a whole: a tape it does not hold (an SEC
+    EX-102 filing has no payment transactions) is no longer delivered for the period, so the rows
+    an earlier delivery loaded for it go, and that delivery is superseded."""
+    if not kinds[0].per_period:
+        return
+    delivered = {schema.kind for schema in kinds}
+    keys = [delivery.key for delivery in clean]
+    con.execute("create or replace temp table replaced_periods (deal_id varchar, scope varchar)")
+    insert_rows(con, "replaced_periods", keys)
+    for schema in TAPE_SCHEMAS:
+        if schema.kind in delivered or not table_exists(con, *schema.table.split(".")):
+            continue
+        con.execute(
+            f"delete from {schema.table} where (deal_id, collection_period) in "
+            "(select (deal_id, scope) from replaced_periods)"
+        )
+        con.execute(
+            "update raw.deliveries set status = 'superseded', superseded_at = ? "
+            "where file_kind = ? and status = 'loaded' and (deal_id, scope) in "
+            "(select (deal_id, scope) from replaced_periods)",
+            [now, schema.kind],
+        )
 
 
 def _reject(con, delivery: Delivery, files, hashes, whole, shown, now) -> int:
