@@ -227,6 +227,17 @@ def test_a_file_cut_off_mid_row_names_the_data_row_and_the_first_missing_field(c
     assert "file cut off or a separator missing" in finding.reason
 
 
+def test_a_file_cut_off_inside_its_last_value_is_rejected_whole(con, delivery):
+    """Every field is there (79860.1 for 79860.12): only the missing line break tells."""
+    path = delivery / "payment_transactions.csv"
+    path.write_bytes(path.read_bytes().rstrip(b"\r\n")[:-1])
+    error = rejected(con, delivery)
+    assert any(
+        f.file == str(path) and f.row is None and "does not end with a line break" in f.reason
+        for f in error.findings
+    ), error
+
+
 def test_a_bad_delivery_does_not_touch_what_was_loaded(con, delivery, tmp_path):
     load_period(con, delivery)
     before = con.execute(

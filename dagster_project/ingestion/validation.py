@@ -189,7 +189,23 @@ def _file_findings(schema: FileSchema, path: Path) -> tuple[list[str] | None, li
     header = _csv_header(path)
     if isinstance(header, Finding):
         return None, [header]
+    if path.suffix == ".csv" and _cut_in_last_value(path, len(header)):
+        return None, [Finding(str(path), None, None, "file does not end with a line break after "
+                              "its last row: cut off in the row's last value?")]  # fmt: skip
     return header, _column_findings(schema, path, header)
+
+
+def _cut_in_last_value(path: Path, fields: int) -> bool:
+    """Whether the file ends without a line break in a row of every field: cut off inside its
+    last value, 79860.1 for 79860.12, it would read as an amount (a row cut off before its last
+    field is the read's error, naming row and field; a gzip file cut off fails its own check)."""
+    with path.open("rb") as handle:
+        handle.seek(max(handle.seek(0, 2) - 65536, 0))
+        tail = handle.read()
+    if tail.endswith((b"\n", b"\r")):
+        return False
+    last = tail.splitlines()[-1].decode("utf-8", errors="replace")
+    return len(next(csv.reader([last]), [])) >= fields
 
 
 def _column_findings(schema: FileSchema, path: Path, names: list[str]) -> list[Finding]:
