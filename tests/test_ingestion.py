@@ -388,6 +388,28 @@ def _as_parquet(path: Path) -> Path:
     return out
 
 
+def test_parquet_dates_written_as_timestamps_at_midnight_load_as_dates(con, delivery):
+    """pandas writes a date column as a Parquet TIMESTAMP: midnight is the date; another time of
+    day in a date column is a finding."""
+    dates = [c.name for c in schemas.LOAN_STATUS.columns if c.type == "date" and c.in_every_file]
+    tape = delivery / "loan_status.csv"
+    stamped = ", ".join(f'nullif("{d}", \'\')::timestamp as "{d}"' for d in dates)
+    duckdb.connect().execute(
+        f"copy (select * replace ({stamped}) from read_csv('{tape}', all_varchar = true)) "
+        f"to '{tape.with_suffix('.parquet')}' (format parquet)"
+    )
+    files = [
+        (schemas.LOAN_STATUS, tape.with_suffix(".parquet")),
+        (schemas.PAYMENT_TRANSACTIONS, delivery / "payment_transactions.csv"),
+    ]
+    (result,) = load_deliveries(con, [tape_delivery(delivery, files=files)])
+    assert not isinstance(result, IngestionError), result
+    (loaded,) = con.execute(
+        'select "interestPaidThroughDate" from raw.loan_status order by all limit 1'
+    ).fetchone()
+    assert isinstance(loaded, dt.date) and not isinstance(loaded, dt.datetime)
+
+
 def test_parquet_empty_text_is_no_value_as_in_csv(con, delivery):
     """A Parquet tape that writes no value as '' (a missing zero-balance code, an omitted amount)
     loads as its CSV does: NULL, not a code or amount that is not accepted."""

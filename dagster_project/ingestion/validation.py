@@ -68,10 +68,11 @@ def fraction_finding(column_type: str) -> str | None:
     return f"more than {scale.group(1)} decimals (never rounded)" if scale else None
 
 
-# Dates and booleans are read in one form each: ISO 8601 (2016-03-21) and xs:boolean (true, false,
-# 1, 0; any case). DuckDB's cast takes more, as another value or a guess ('epoch' and 'infinity'
-# as dates, a time and zone after the day; 'y', 'no' and 't' as booleans): a finding instead.
-ISO_DATE = "%Y-%m-%d"
+# Dates and booleans are read in one form each: ISO 8601 (2016-03-21; midnight after it, as a
+# Parquet timestamp column writes a date, 2016-03-21 00:00:00) and xs:boolean (true, false, 1, 0;
+# any case). DuckDB's cast takes more, as another value or a guess ('epoch' and 'infinity' as
+# dates, a time of day and zone after the day; 'y', 'no' and 't' as booleans): a finding instead.
+ISO_DATES = ["%Y-%m-%d", "%Y-%m-%d 00:00:00", "%Y-%m-%d 00:00:00+00"]
 FORMS = {"date": " (YYYY-MM-DD)", "boolean": " (true, false, 1 or 0)"}  # said with a finding
 
 
@@ -82,7 +83,7 @@ def _parsed(text: str, column_type: str, strict: bool) -> str:
         other = f"else error('not a date: ' || {text}) " if strict else ""
         return (
             f"case when {text} is null then null when left({text}, 1) between '0' and '9' "
-            f"then {'' if strict else 'try_'}strptime({text}, '{ISO_DATE}')::date {other}end"
+            f"then {'' if strict else 'try_'}strptime({text}, {ISO_DATES})::date {other}end"
         )
     if column_type == "boolean":
         other = f"else error('not a boolean: ' || {text}) " if strict else ""
