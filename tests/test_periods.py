@@ -253,6 +253,14 @@ def test_a_first_run_without_the_first_period_withholds_everything_and_says_why(
         "select distinct withheld_reason from quality.certificate_gate",
     )
     assert len(reasons) == 1 and "differs from the one loaded" in reasons[0][0], reasons
+    # re-delivered cut off: held at once with the finding that rejects it (recorded, quarantined),
+    # the schedule loaded before standing
+    schedule.write_text(original[: len(original) // 2])
+    cut = run_here(env, "--period", later)
+    assert cut.returncode == 3, (cut.stdout + cut.stderr)[-3000:]
+    (reason,) = query(tmp_path / "warehouse.duckdb", "select reason from raw.schedule_holds")[0]
+    assert "was rejected" in reason and "row " in reason and "field " in reason, reason
+    assert query(tmp_path / "warehouse.duckdb", "select * from raw.receivable_schedule") == loaded
     # the file as loaded delivered again: the hold is lifted by the next run
     schedule.write_text(original)
     assert run_here(env, "--period", later).returncode == 0

@@ -22,6 +22,7 @@ from dagster_project.ingestion.loads import (
     hold_schedules,
     load_once_delivered,
     load_tapes,
+    rejected_schedule,
     restated_schedule,
 )
 from dagster_project.partitions import TRUST_PERIODS, run_partitions
@@ -137,12 +138,14 @@ def receivable_schedule(context: dg.AssetExecutionContext, warehouse: WarehouseR
     with warehouse.connect() as con:
         ensure_tables(con)
         if run_partitions(context) is not None:
+            # a restated schedule is loaded by the full rebuild; one that would be rejected is
+            # loaded (so rejected, its findings recorded) now, the schedule loaded before standing
             deals = [
                 deal
                 for deal in deals
-                if not (
-                    restated_schedule(con, warehouse.inputs, deal) and _has_tapes(con, deal.deal_id)
-                )
+                if not restated_schedule(con, warehouse.inputs, deal)
+                or not _has_tapes(con, deal.deal_id)
+                or rejected_schedule(warehouse.inputs, deal, warehouse.shelf())
             ]
         report = load_once_delivered(con, warehouse.inputs, deals, schemas.RECEIVABLE_SCHEDULE)
         holds = hold_schedules(con, warehouse.inputs, warehouse.shelf(), dt.datetime.now(dt.UTC))

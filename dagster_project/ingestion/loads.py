@@ -10,10 +10,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from dagster_project.business_calendar import payment_periods
 from dagster_project.checksums import sha256
 from dagster_project.deal import Deal
 from dagster_project.ingestion import schemas
+from dagster_project.ingestion.deal_tables import load_deal_tables
 from dagster_project.ingestion.deliveries import (
     AmbiguousDelivery,
     reference_file,
@@ -111,6 +114,24 @@ def restated_schedule(con, inputs: Path, deal: Deal) -> Path | None:
     if digest and path.is_file() and sha256(path) != digest:
         return path
     return None
+
+
+def rejected_schedule(inputs: Path, deal: Deal, shelf: list[Deal]) -> bool:
+    """Whether the trust's delivered Receivable Schedule is one validation rejects, checked in a
+    scratch warehouse in memory holding the shelf's deal terms (what the checks read besides
+    the file): a schedule re-delivered while tapes are loaded is not loaded by a monthly run,
+    but its findings are known at once."""
+    schema = schemas.RECEIVABLE_SCHEDULE
+    scratch = duckdb.connect()
+    try:
+        load_deal_tables(scratch, shelf)
+        path = reference_file(inputs, deal.deal_id, schema)
+        (result,) = load_deliveries(
+            scratch, [Delivery(deal.deal_id, schema.kind, [(schema, path)])]
+        )
+    finally:
+        scratch.close()
+    return isinstance(result, IngestionError)
 
 
 HOLDS_DDL = (
