@@ -92,9 +92,15 @@ def launch(args, instance: dg.DagsterInstance) -> int:
         if evaluation.check_name == "deliveries_accepted" and not evaluation.passed
     ]
     for evaluation in rejected:
+        held = evaluation.metadata.get("schedules_held")
         print(
-            f"deliveries REJECTED: {evaluation.metadata['rejected'].value}\n"
-            f"{evaluation.metadata['first_findings'].value}",
+            f"deliveries REJECTED: {evaluation.metadata['rejected'].value}"
+            + (
+                f"; Receivable Schedules held: {held.value}"
+                if held and held.value != "none"
+                else ""
+            )
+            + f"\n{evaluation.metadata['first_findings'].value}",
             file=sys.stderr,
         )
     return EX_REJECTED if rejected else 0

@@ -245,6 +245,7 @@ def test_a_first_run_without_the_first_period_withholds_everything_and_says_why(
     printed = again.stdout + again.stderr
     assert again.returncode == 3, printed[-3000:]
     assert f"{DEAL_ID}: certificates withheld, its Receivable Schedule" in printed
+    assert f"Receivable Schedules held: {DEAL_ID}" in printed
     assert "differs from the one loaded" in printed
     assert "python -m dagster_project.pipeline --rebuild" in printed
     assert query(tmp_path / "warehouse.duckdb", "select * from raw.receivable_schedule") == loaded
