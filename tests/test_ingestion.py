@@ -562,10 +562,17 @@ def test_booleans_in_either_case_and_as_digits_are_accepted(con, delivery):
     assert values == con.execute("select count(*) from raw.loan_status").fetchone()[0]
 
 
-def test_a_rate_with_more_decimals_than_its_field_is_rejected_not_rounded(tmp_path, small_deal):
+@pytest.mark.parametrize(
+    "value, reason",
+    [
+        ("0.0606007", "more than 6 decimals (never rounded)"),
+        ("1e2", "not a valid decimal(8, 6)"),  # 100 fits the ten decimals read, not an APR
+    ],
+)
+def test_a_rate_its_field_cannot_hold_is_rejected_not_rounded(tmp_path, small_deal, value, reason):
     schedule = tmp_path / "receivable_schedule.csv"
     shutil.copy(small_deal / DEAL_ID / "receivable_schedule.csv", schedule)
-    set_cell(schedule, 2, "apr", "0.0606007")
+    set_cell(schedule, 2, "apr", value)
     connection = duckdb.connect(str(tmp_path / "rounded.duckdb"))
     load_deal_tables(connection, [load_deal()])
     with pytest.raises(IngestionError) as info:
@@ -573,11 +580,7 @@ def test_a_rate_with_more_decimals_than_its_field_is_rejected_not_rounded(tmp_pa
             connection, DEAL_ID, "receivable_schedule", [(schemas.RECEIVABLE_SCHEDULE, schedule)]
         )
     finding = next(f for f in info.value.findings if f.field == "apr")
-    assert (finding.row, finding.reason, finding.value) == (
-        2,
-        "more than 6 decimals (never rounded)",
-        "0.0606007",
-    )
+    assert (finding.row, finding.reason, finding.value) == (2, reason, value)
 
 
 def test_a_whole_number_written_with_decimals_is_accepted(con, delivery):

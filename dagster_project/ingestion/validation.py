@@ -55,7 +55,7 @@ class Finding:
 # checked as text (the servicer's tangible net worth, for one).
 TYPED_EXACT = "decimal(18, 10)"
 EXACT = "decimal(38, 10)"  # text read with ten decimals, for the checks of fraction_finding
-DECIMAL = re.compile(r"decimal\(\d+, ?(\d+)\)")
+DECIMAL = re.compile(r"decimal\((\d+), ?(\d+)\)")
 
 
 def fraction_finding(column_type: str) -> str | None:
@@ -65,7 +65,14 @@ def fraction_finding(column_type: str) -> str | None:
     if column_type == "integer":
         return "not a whole number"
     scale = DECIMAL.fullmatch(column_type)
-    return f"more than {scale.group(1)} decimals (never rounded)" if scale else None
+    return f"more than {scale.group(2)} decimals (never rounded)" if scale else None
+
+
+def _narrower_than_typed_exact(column_type: str) -> bool:
+    """Whether the type holds fewer whole digits than TYPED_EXACT (an APR's two): a value read
+    with ten decimals may not fit it."""
+    digits = DECIMAL.fullmatch(column_type)
+    return digits is not None and int(digits.group(1)) - int(digits.group(2)) < 8
 
 
 # Dates and booleans are read in one form each: ISO 8601 (2016-03-21; midnight after it, as a
@@ -116,7 +123,14 @@ class Staging:
         """SQL storing delivered text in the staging (the typed read: an error for text of
         another type or form)."""
         stored = self.stored_type(column_type)
-        return _parsed(text, stored, strict=True) if self.typed else f"cast({text} as {stored})"
+        if not self.typed:
+            return f"cast({text} as {stored})"
+        if _narrower_than_typed_exact(column_type):  # 100 is no APR: the read fails, as text
+            return (
+                f"case when {text} is not null and try_cast({text} as {column_type}) is null "
+                f"then error('not a {column_type}: ' || {text}) else cast({text} as {stored}) end"
+            )
+        return _parsed(text, stored, strict=True)
 
     def value(self, name: str, column_type: str, alias: str = "") -> str:
         """SQL for a column's value in its warehouse type (NULL for text of another type)."""
