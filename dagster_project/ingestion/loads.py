@@ -105,15 +105,16 @@ def load_once_delivered(con, inputs: Path, deals: list[Deal], schema) -> LoadRep
     return report
 
 
-def restated_schedule(con, inputs: Path, deal: Deal) -> Path | None:
-    """The trust's Receivable Schedule file when it differs from the one loaded (None when it is
-    the same, or none is loaded yet)."""
+def restated_schedule(con, inputs: Path, deal: Deal) -> tuple[Path, str] | None:
+    """The trust's Receivable Schedule file and its SHA-256 when it differs from the one loaded
+    (None when it is the same, or none is loaded yet)."""
     schema = schemas.RECEIVABLE_SCHEDULE
     path = reference_file(inputs, deal.deal_id, schema)
-    digest = loaded_hashes(con, deal.deal_id, schema.kind).get(schema.kind)
-    if digest and path.is_file() and sha256(path) != digest:
-        return path
-    return None
+    loaded = loaded_hashes(con, deal.deal_id, schema.kind).get(schema.kind)
+    if not loaded or not path.is_file():
+        return None
+    digest = sha256(path)
+    return (path, digest) if digest != loaded else None
 
 
 def rejected_schedule(inputs: Path, deal: Deal, shelf: list[Deal]) -> bool:
@@ -149,13 +150,14 @@ def hold_schedules(con, inputs: Path, deals: list[Deal], now) -> dict[str, str]:
     replaced whole at each call."""
     holds: dict[str, tuple[Path, str]] = {}
     for deal in deals:
-        path = restated_schedule(con, inputs, deal)
-        if path is None:
+        restated = restated_schedule(con, inputs, deal)
+        if restated is None:
             continue
+        path, digest = restated
         (finding,) = con.execute(
             "select any_value(first_finding order by loaded_at desc) from raw.deliveries "
             "where deal_id = ? and file_kind = ? and sha256 = ? and status = 'rejected'",
-            [deal.deal_id, schemas.RECEIVABLE_SCHEDULE.kind, sha256(path)],
+            [deal.deal_id, schemas.RECEIVABLE_SCHEDULE.kind, digest],
         ).fetchone()
         holds[deal.deal_id] = (
             path,
