@@ -161,7 +161,7 @@ def hold_schedules(con, inputs: Path, deals: list[Deal], now) -> dict[str, str]:
         ).fetchone()
         holds[deal.deal_id] = (
             path,
-            f"the file delivered ({path}) was rejected: {finding}"
+            f"the file delivered was rejected: {finding}"  # the finding names file, row, field
             if finding
             else f"the file delivered ({path}) differs from the one loaded, on "
             "which every computed period depends: load it with the full rebuild, python -m "
