@@ -262,10 +262,11 @@ def test_a_recomputed_period_without_strata_keeps_none(built_warehouse, tmp_path
             )
     subprocess.run(
         [str(Path(sys.executable).parent / "dbt"), "run", "--quiet", "--select",
-         "rpt_stratification", "--vars", json.dumps({"rebuild_from": {DEAL_ID: last}}),
+         "rpt_stratification",
          "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
         cwd=Path(__file__).resolve().parents[1] / "dbt",
-        env={**os.environ, "CAOT_WAREHOUSE_WORK": str(work)},
+        env={**os.environ, "CAOT_WAREHOUSE_WORK": str(work),
+             "CAOT_REBUILD_FROM": json.dumps({DEAL_ID: last})},
         check=True,
     )  # fmt: skip
     with duckdb.connect(str(work), read_only=True) as connection:

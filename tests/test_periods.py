@@ -87,7 +87,7 @@ def test_a_missing_period_then_its_late_delivery_and_a_restated_market_input(inp
     shutil.move(held, deliveries(inputs) / late)
     second = run_here(env, "--period", late)
     assert second.returncode == 0, second.stderr[-3000:]
-    assert f'"rebuild_from": {{"{DEAL_ID}": "{late}"}}' in second.stdout + second.stderr
+    assert f'CAOT_REBUILD_FROM={{"{DEAL_ID}": "{late}"}}' in second.stdout + second.stderr
     assert_consistent(tmp_path, inputs)
     versions = query(
         tmp_path / "warehouse.duckdb",

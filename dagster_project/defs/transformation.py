@@ -2,17 +2,20 @@
 ingestion assets through the dbt sources (raw/<table>, quality/<table>; the monthly tapes' three
 tables are raw/monthly_tapes), and one asset check per dbt test.
 
-dbt runs as `dbt build` in its own process (dagster-dbt's DbtCliResource). A run with partitions
-passes its trusts' Collection Periods as the incremental window (`--vars`, transformation/
-dbt_args.py); a run without rebuilds every row. Which models a run builds is the run's asset
+dbt runs as `dbt build` in its own process (dagster-dbt's DbtCliResource, which hands dbt this
+process's environment). A run with partitions passes its trusts' Collection Periods as the
+incremental window (the environment variable CAOT_REBUILD_FROM, transformation/dbt_args.py); a
+run without rebuilds every row. Which models a run builds is the run's asset
 selection, which dagster-dbt hands to dbt as `--select` (the monthly job: everything downstream
 of the tapes, i.e. `source:raw.loan_status+`).
 """
 
-import shutil
+import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
@@ -25,7 +28,8 @@ from dagster_dbt import (
 )
 
 from dagster_project.partitions import run_partitions
-from dagster_project.transformation.dbt_args import build_args
+from dagster_project.transformation.dbt_args import build_args, build_environment
+from dagster_project.warehouse import work_path
 
 # the dbt installed beside this interpreter (the project's .venv), whatever PATH says
 DBT_EXECUTABLE = str(Path(sys.executable).parent / "dbt")
@@ -52,9 +56,12 @@ class Translator(DagsterDbtTranslator):
     manifest=DBT_PROJECT.manifest_path, project=DBT_PROJECT, dagster_dbt_translator=Translator()
 )
 def warehouse_models(context: dg.AssetExecutionContext, dbt: DbtCliResource):
-    args = build_args(run_partitions(context))
-    context.log.info(f"dbt {' '.join(args)}")
-    invocation = dbt.cli(args, context=context)
+    keys = run_partitions(context)
+    args, environment = build_args(keys), build_environment(keys)
+    shown = [f"{name}={value}" if value else f"{name} unset" for name, value in environment.items()]
+    context.log.info(f"dbt {' '.join(args)} ({', '.join(shown)})")
+    with environment_of_dbt(environment):  # dbt's process starts here, with its environment
+        invocation = dbt.cli(args, context=context, target_path=dbt_target_path())
     # dbt's events are read to the end before any is yielded: an interrupt (SIGTERM or SIGINT,
     # raised by Dagster in the step) then lands in this frame, where dbt is stopped with it
     events = []
@@ -69,7 +76,36 @@ def warehouse_models(context: dg.AssetExecutionContext, dbt: DbtCliResource):
         stop(invocation.process)
         raise
     yield from events
-    prune_run_folders(invocation.target_path.parent, context.op_execution_context.op.name)
+
+
+def dbt_target_path() -> Path:
+    """dbt's target folder (its artifacts, log and parse) of the working warehouse, beside it:
+    each run of that warehouse reads the parse the run before left there (dbt's partial
+    parsing), where a folder of its own per run would parse the whole project again whenever
+    the profile differs from the parse that `make` keeps in dbt/target (another warehouse).
+    One run writes a warehouse at a time (warehouse.run_lock)."""
+    return work_path().parent / "dbt"
+
+
+@contextmanager
+def environment_of_dbt(changes: Mapping[str, str | None]) -> Iterator[None]:
+    """This process's environment with `changes` (None: unset) while dbt's process is started,
+    then as it was. The step runs alone in its process (the jobs' in-process executor)."""
+    saved = {name: os.environ.get(name) for name in changes}
+    try:
+        for name, value in changes.items():
+            set_variable(name, value)
+        yield
+    finally:
+        for name, value in saved.items():
+            set_variable(name, value)
+
+
+def set_variable(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 STOP_SECONDS = 30  # dbt finishes its current statement and closes the warehouse on SIGINT
@@ -88,14 +124,3 @@ def stop(process: subprocess.Popen, seconds: float = STOP_SECONDS) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-
-
-KEPT_RUN_FOLDERS = 12  # a year of monthly runs' dbt artifacts (run_results.json, compiled SQL)
-
-
-def prune_run_folders(target: Path, op_name: str, keep: int = KEPT_RUN_FOLDERS) -> None:
-    """dagster-dbt gives each invocation its own folder under dbt's target path
-    (<op>-<run>-<id>); keep the newest `keep` of this step's and delete the older ones."""
-    runs = sorted(target.glob(f"{op_name}-*"), key=lambda folder: folder.stat().st_mtime)
-    for folder in runs[: max(len(runs) - keep, 0)]:
-        shutil.rmtree(folder, ignore_errors=True)

@@ -1,4 +1,4 @@
-"""The dbt command line of a run, from its partitions: a pure function (tests/test_dbt_args.py)."""
+"""The dbt command line of a run, from its partitions: pure functions (tests/test_dbt_args.py)."""
 
 import json
 
@@ -19,10 +19,22 @@ def rebuild_window(keys: list[TrustPeriod]) -> dict[str, str]:
 # (tests/test_dbt_unit_tests.py), a servicing run does not (as dbt recommends for production)
 NO_UNIT_TESTS = ["--exclude", "test_type:unit"]
 
+# The window reaches dbt as an environment variable, read only while dbt executes (the macro
+# rebuild_from): a `--vars` of its own in every run would make dbt parse the whole project again.
+WINDOW_VARIABLE = "CAOT_REBUILD_FROM"
+
 
 def build_args(keys: list[TrustPeriod] | None) -> list[str]:
-    """`dbt build` for a run: with partitions, the window of their trusts' periods as `--vars`;
+    """`dbt build` for a run: with partitions, incremental (the window: build_environment);
     without, a full refresh (every row of every trust recomputed, the tables recreated)."""
     if keys is None:
         return ["build", "--full-refresh", *NO_UNIT_TESTS]
-    return ["build", "--vars", json.dumps({"rebuild_from": rebuild_window(keys)}), *NO_UNIT_TESTS]
+    return ["build", *NO_UNIT_TESTS]
+
+
+def build_environment(keys: list[TrustPeriod] | None) -> dict[str, str | None]:
+    """The environment of that `dbt build`: the window of the partitions' trusts and periods as
+    CAOT_REBUILD_FROM (JSON); without partitions, none (None: unset, whatever the caller's)."""
+    if keys is None:
+        return {WINDOW_VARIABLE: None}
+    return {WINDOW_VARIABLE: json.dumps(rebuild_window(keys))}

@@ -1,19 +1,31 @@
 {#-
-    Incremental builds of the loan-level models (a dbt `--vars` window).
+    Incremental builds of the loan-level models (a window of Collection Periods).
 
-    A build may recompute only some Collection Periods: var `rebuild_from` maps a trust to the
-    first Collection Period to recompute, e.g. {"caot-2015-4": "2018-11"}; that trust's rows of
-    that period and every later one are recomputed (balances carry forward), its earlier rows and
-    every other trust's rows are kept. Dagster's dbt step builds the var from the partitions of
-    its run (dagster_project/transformation/dbt_args.py). Without the var, or on a first or
-    --full-refresh build, every row is computed: a bare `dbt build` is never wrong, only slower.
+    A build may recompute only some Collection Periods: the environment variable
+    CAOT_REBUILD_FROM (JSON, read by rebuild_from() below) maps a trust to the first Collection
+    Period to recompute, e.g. {"caot-2015-4": "2018-11"}; that trust's rows of that period and
+    every later one are recomputed (balances carry forward), its earlier rows and every other
+    trust's rows are kept. Dagster's dbt step sets it from the partitions of its run
+    (dagster_project/transformation/dbt_args.py). Without it, or on a first or --full-refresh
+    build, every row is computed: a bare `dbt build` is never wrong, only slower.
 
     The models use dbt's delete+insert strategy keyed by (deal_id, collection_period): the
     recomputed periods replace the same periods in the table. The waterfall (one row per
     Distribution Date, each carrying the state of the one before) does not follow the window:
-    with the var its pre-hook deletes each trust's dates from the first whose inputs changed
+    with a window its pre-hook deletes each trust's dates from the first whose inputs changed
     (delete_dates_to_recompute), and the build appends them again.
 -#}
+
+{#- The build's window: {deal_id: first Collection Period to recompute}, from the environment
+    variable CAOT_REBUILD_FROM; empty without it. Read only when dbt executes (`execute`), never
+    while it parses, so a window of its own in every run keeps dbt's partial parsing (a change
+    of `--vars` makes dbt parse the whole project again). -#}
+{% macro rebuild_from() -%}
+    {%- if not execute -%}
+        {{- return({}) -}}
+    {%- endif -%}
+    {{- return(fromjson(env_var('CAOT_REBUILD_FROM', '{}'))) -}}
+{%- endmacro %}
 
 {#- True for the rows this build recomputes (in an incremental model's own SQL). -#}
 {% macro is_rebuilt(deal_column='deal_id', period_column='collection_period') -%}
@@ -54,14 +66,14 @@
 {%- endmacro %}
 
 {#- The pre-hook of the waterfall (int_waterfall__distribution_dates, one row per trust,
-    Distribution Date and class). With the window var (a monthly run): each trust's dates from
+    Distribution Date and class). With a window (a monthly run): each trust's dates from
     the first one whose period inputs changed since it was computed (waterfall_recompute_from)
     are deleted, the earlier ones kept, whatever the run's partitions (a new or restated tape
-    changes its date's pool figures, a restated market input its date's). Without the var (a
+    changes its date's pool figures, a restated market input its date's). Without one (a
     bare dbt build): every date, as the loan-level models recompute every row. Nothing on a
     build that is not incremental. -#}
 {% macro delete_dates_to_recompute() -%}
-    {%- if is_incremental() and var('rebuild_from', {}) -%}
+    {%- if is_incremental() and rebuild_from() -%}
         delete from {{ this }} as kept
         using (
             {{ waterfall_recompute_from(this, ref('int_waterfall__period_inputs')) }}
@@ -87,7 +99,7 @@
     {{ config(materialized='table') }}
 {%- endmacro %}
 
-{#- True for the rows of the build's window (every row without the var). The trusts are grouped
+{#- True for the rows of the build's window (every row without a window). The trusts are grouped
     by their first period, and the earliest period bounds every row first: DuckDB applies a bound
     on one column while it scans (and can skip row groups below it), where a disjunction per trust
     would be evaluated on every row of the table. -#}
@@ -102,11 +114,11 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- The trusts of var `rebuild_from` by their first period in the window ({period: [deal_id]});
+{#- The trusts of the window (rebuild_from()) by their first period in the window ({period: [deal_id]});
     by the month before it with `month_before_window` (a period not named YYYY-MM left out). -#}
 {% macro window_by_period(month_before_window=false) -%}
     {%- set by_period = {} -%}
-    {%- for deal, period in var('rebuild_from', {}).items() -%}
+    {%- for deal, period in rebuild_from().items() -%}
         {%- set key = month_before(period) if month_before_window else period -%}
         {%- if key -%}
             {%- do by_period.setdefault(key, []).append(deal) -%}
@@ -224,7 +236,7 @@
     inner join elsewhere
         on previous_build.deal_id = elsewhere.deal_id and previous_build.receivable_id = elsewhere.receivable_id
     where
-        {%- if not var('rebuild_from', {}) %}
+        {%- if not rebuild_from() %}
             false  -- no window: every row is recomputed, none kept
         {%- else %}
             previous_build.collection_period is null
@@ -234,10 +246,10 @@
 {%- endmacro %}
 
 {#- The build's window as a relation window_starts (deal_id, first_period), one row per trust of
-    var `rebuild_from` (none without it). -#}
+    the window (rebuild_from()) (none without it). -#}
 {% macro window_starts() -%}
     (
-    {%- for deal, period in var('rebuild_from', {}).items() %}
+    {%- for deal, period in rebuild_from().items() %}
         select '{{ deal }}' as deal_id, '{{ period }}' as first_period
         {{- ' union all' if not loop.last }}
     {%- else %}
@@ -247,7 +259,7 @@
 {%- endmacro %}
 
 {#- True for the rows of the Collection Period just before each trust's window (the calendar
-    month before `rebuild_from`'s period, as the tapes name periods, YYYY-MM); false for a period
+    month before the window's period, as the tapes name periods, YYYY-MM); false for a period
     named otherwise (last_kept_rows then looks among every kept row). -#}
 {% macro period_before_window(deal_column='deal_id', period_column='collection_period') -%}
     {%- set by_period = window_by_period(month_before_window=true) -%}
@@ -263,9 +275,9 @@
     applies while it scans, before an exact test of the window that it cannot push down): each
     Collection Period is a calendar month (Art. I), so every trust's period before its window is
     at or after it. True for every row in a build that is not incremental (every row is computed),
-    without the var, or when a period is not named YYYY-MM. -#}
+    without a window, or when a period is not named YYYY-MM. -#}
 {% macro from_month_before_window(period_column='collection_period') -%}
-    {%- set periods = var('rebuild_from', {}).values() | list | sort if is_incremental() else [] -%}
+    {%- set periods = rebuild_from().values() | list | sort if is_incremental() else [] -%}
     {%- set before = month_before(periods[0]) if periods else none -%}
     {%- if before -%}{{ period_column }} >= '{{ before }}'{%- else -%}true{%- endif -%}
 {%- endmacro %}

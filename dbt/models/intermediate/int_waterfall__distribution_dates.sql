@@ -6,16 +6,16 @@
 -- fct_note_distribution and fct_waterfall give them typed columns.
 -- A recursive CTE on DuckDB, a fold of one insert per Distribution Date on Spark
 -- (macros/period_fold.sql).
--- Incremental on DuckDB: with the window var (a monthly run) the pre-hook deletes each trust's
+-- Incremental on DuckDB: with a window (a monthly run) the pre-hook deletes each trust's
 -- dates from the first one whose period inputs changed since it was computed (macros/
 -- incremental.sql, delete_dates_to_recompute) and the build continues each trust from the state
--- after its last date kept (a trust with none: from its opening state); without it, every date
+-- after its last date kept (a trust with none: from its opening state); without one, every date
 -- is computed.
 {{ fold_config() }}
 
 {%- set opening_state = ref('int_waterfall__opening_state') %}
 {%- set kept_state = none %}
-{%- if is_incremental() and var('rebuild_from', {}) %}
+{%- if is_incremental() and rebuild_from() %}
     {%- set kept_state -%}
         (
             select kept.*
