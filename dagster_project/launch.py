@@ -15,7 +15,7 @@ from dagster_project.partitions import box_tags
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
 EX_TEMPFAIL = 75  # another run holds the warehouse: try again later
-EX_REJECTED = 3  # published what could be, but a delivery was rejected (raw.quarantine)
+EX_REJECTED = 3  # published what could be, but a delivery was rejected or a deal file held
 
 
 def delivered(inputs, shelf, trusts: list[str] | None, periods: list[str] | None):
@@ -103,7 +103,18 @@ def launch(args, instance: dg.DagsterInstance) -> int:
             + f"\n{evaluation.metadata['first_findings'].value}",
             file=sys.stderr,
         )
-    return EX_REJECTED if rejected else 0
+    held = [
+        evaluation
+        for evaluation in result.get_asset_check_evaluations()
+        if evaluation.check_name == "deal_files_accepted" and not evaluation.passed
+    ]
+    for evaluation in held:
+        print(
+            f"deal files HELD: {evaluation.metadata['deal_files_held'].value}\n"
+            f"{evaluation.metadata['reasons'].value}",
+            file=sys.stderr,
+        )
+    return EX_REJECTED if rejected or held else 0
 
 
 def report_withheld(published) -> None:

@@ -9,8 +9,10 @@ The first three launch monthly_servicing_run, the job the schedule, the sensor a
 as one run over the partitions (a backfill of the trusts and periods asked for); --rebuild
 launches rebuild_warehouse. Each run is recorded in DAGSTER_HOME under its job's name, so the UI
 shows the history. Exit status: 0 done; 3 published, but a delivery was rejected (its rows are
-in raw.quarantine, the certificates that depend on it withheld); 1 failed; 2 bad arguments, or a
-deal file that cannot be read; 75 another run holds the warehouse (try again, or --wait).
+in raw.quarantine, the certificates that depend on it withheld) or a trust held (its Receivable
+Schedule or deal file changed and not applied, its certificates withheld); 1 failed; 2 bad
+arguments, or a deal file that cannot be read; 75 another run holds the warehouse (try again, or
+--wait).
 """
 
 import argparse

@@ -156,20 +156,25 @@ def test_a_rate_out_of_range_names_the_deal_field(tmp_path, mutate, field):
         load_deal(path)
 
 
-def test_a_deal_file_changed_since_its_certificates_stops_the_run_until_accepted(
+def test_a_deal_file_changed_since_its_certificates_holds_its_trust_until_accepted(
     built_warehouse, tmp_path
 ):
     """The deal terms asset on a copy of the built warehouse: a changed Note Rate is not
-    applied silently; the run fails naming the change and how to apply it, and applies it when
-    the run's tags accept the change (`--rebuild --accept-deal-changes`)."""
+    applied silently. The trust is held: its terms loaded before stand, the check names the
+    change and how to apply it, and the certificate gate withholds that trust's certificates
+    with the reason while another trust's publish. A run whose tags accept the change
+    (`--rebuild --accept-deal-changes`) applies it and lifts the hold."""
+    import datetime as dt
     import shutil
 
     import dagster as dg
     import duckdb
-    from conftest import copied_warehouse
+    from conftest import DEAL_ID, copied_warehouse
 
     from dagster_project.deal import DEFAULT_DEALS_DIR
     from dagster_project.defs.ingestion import ACCEPT_DEAL_CHANGES, deal_terms
+    from dagster_project.quality.runs import TAPE_STATUS, trust_holds
+    from dagster_project.quality.store import PeriodStatus, certificate_gate
     from dagster_project.resources import WarehouseResource
 
     paths = copied_warehouse(built_warehouse, tmp_path)
@@ -183,23 +188,33 @@ def test_a_deal_file_changed_since_its_certificates_stops_the_run_until_accepted
         input_dir=str(paths["input"]),
         deals_dir=str(deals),
     )
-    stopped = dg.materialize([deal_terms], resources={"warehouse": warehouse}, raise_on_error=False)
-    assert not stopped.success
-    (failure,) = [e for e in stopped.all_events if e.is_step_failure]
-    message = str(failure.event_specific_data.error)
-    assert "deal file changed since its certificates were computed; not applied" in message
-    assert "deal_classes: class A-2a changed" in message and "--accept-deal-changes" in message
-    with duckdb.connect(str(paths["work"]), read_only=True) as con:
-        rate = (
-            "select rate from raw.deal_classes where deal_id = 'caot-2015-4' and class_id = 'A-2a'"
-        )
-        assert con.execute(rate).fetchone()[0] == Decimal("0.0109")
+    rate = "select rate from raw.deal_classes where deal_id = ? and class_id = 'A-2a'"
+
+    held = dg.materialize([deal_terms], resources={"warehouse": warehouse})
+    (check,) = held.get_asset_check_evaluations()
+    assert check.check_name == "deal_files_accepted" and not check.passed
+    assert check.metadata["deal_files_held"].value == DEAL_ID
+    reason = check.metadata["reasons"].value
+    assert "deal_classes: class A-2a changed" in reason and "--accept-deal-changes" in reason
+    assert str(deal_file) in reason
+    with duckdb.connect(str(paths["work"])) as con:
+        assert con.execute(rate, [DEAL_ID]).fetchone()[0] == Decimal("0.0109")
+        holds = trust_holds(con)
+        assert list(holds) == [DEAL_ID] and "not applied" in holds[DEAL_ID][0]
+        periods = [PeriodStatus(*row) for row in con.execute(TAPE_STATUS).fetchall()]
+    another = [PeriodStatus("another-trust", "2016-01", dt.date(2016, 2, 16), True, False, None)]
+    gate = certificate_gate(periods + another, {}, holds)
+    assert {g.deal_id for g in gate if g.is_publishable} == {"another-trust"}
+    assert all("not applied" in g.withheld_reason for g in gate if g.deal_id == DEAL_ID)
+
     accepted = dg.materialize(
         [deal_terms], resources={"warehouse": warehouse}, tags={ACCEPT_DEAL_CHANGES: "true"}
     )
-    assert accepted.success
-    with duckdb.connect(str(paths["work"]), read_only=True) as con:
-        assert con.execute(rate).fetchone()[0] == Decimal("0.0119")
+    (check,) = accepted.get_asset_check_evaluations()
+    assert check.passed
+    with duckdb.connect(str(paths["work"])) as con:
+        assert con.execute(rate, [DEAL_ID]).fetchone()[0] == Decimal("0.0119")
+        assert trust_holds(con) == {}
 
 
 def test_the_command_line_names_a_deal_file_it_cannot_read_without_a_traceback(

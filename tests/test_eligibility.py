@@ -24,8 +24,8 @@ from dagster_project.ingestion.loader import load_files
 from dagster_project.quality import store
 from dagster_project.quality.runs import (
     SERVICING_SUITE,
-    schedule_failures,
     schedule_validated,
+    trust_holds,
     validate_schedule,
     validate_servicing,
 )
@@ -253,7 +253,7 @@ def test_pool_level_representations_and_the_cutoff_balance(clean_schedule, tmp_p
     # the sample of 360-odd clean receivables is not the deal's pool: its balance differs
     balance = outcomes["ExpectColumnValuesToBeBetween(cutoff_pool_balance_cents)"]
     assert not balance.success and balance.rule.blocking
-    (failure,) = schedule_failures(con)[DEAL_ID]
+    (failure,) = trust_holds(con)[DEAL_ID]
     assert "equals the deal file's $1,050,000,018.44" in failure
     # every vehicle new: 2.3(s) fails both ways; the weighted remaining term moves with the terms
     con.execute("update raw.receivable_schedule set vehicle_new_used = 'new'")
@@ -272,11 +272,12 @@ def test_a_schedule_that_is_not_the_deals_withholds_that_trust_only():
         for deal in ("caot-2014-4", DEAL_ID)
         for month, period in ((1, "2015-12"), (2, "2016-01"))
     ]
-    gate = store.certificate_gate(periods, {}, {DEAL_ID: ["Cutoff Pool Balance differs"]})
+    why = "the Receivable Schedule failed: Cutoff Pool Balance differs"  # runs.trust_holds
+    gate = store.certificate_gate(periods, {}, {DEAL_ID: [why]})
     assert [(g.deal_id, g.is_publishable) for g in gate] == [
         ("caot-2014-4", True), ("caot-2014-4", True), (DEAL_ID, False), (DEAL_ID, False),
     ]  # fmt: skip
-    assert "the Receivable Schedule failed: Cutoff Pool Balance differs" in gate[2].withheld_reason
+    assert gate[2].withheld_reason == gate[3].withheld_reason == why
 
 
 def test_a_failing_period_withholds_its_certificate_and_every_later_one(built_warehouse, tmp_path):

@@ -1072,8 +1072,8 @@ def test_a_schedule_delivered_other_than_the_one_loaded_holds_its_trust_until_th
 ):
     """Re-delivered with changes (for the full rebuild) or rejected (the loaded one stands): the
     trust is held with the reason, which the certificate gate gives for each of its certificates
-    (quality/runs.py schedule_failures); the same file as loaded lifts the hold."""
-    from dagster_project.quality.runs import schedule_failures
+    (quality/runs.py trust_holds); the same file as loaded lifts the hold."""
+    from dagster_project.quality.runs import trust_holds
 
     deal, now = load_deal(), dt.datetime.now(dt.UTC)
     loaded = small_deal / DEAL_ID / "receivable_schedule.csv"
@@ -1097,8 +1097,8 @@ def test_a_schedule_delivered_other_than_the_one_loaded_holds_its_trust_until_th
         load_files(con, DEAL_ID, "receivable_schedule", [(schemas.RECEIVABLE_SCHEDULE, delivered)])
     (why,) = hold_schedules(con, delivered.parents[1], [deal], now).values()
     assert why.startswith(f"the file delivered was rejected: {delivered}, row ")
-    assert schedule_failures(con)[DEAL_ID] == [why]
+    assert trust_holds(con)[DEAL_ID] == [f"the Receivable Schedule failed: {why}"]
 
     shutil.copy(loaded, delivered)
     assert hold_schedules(con, delivered.parents[1], [deal], now) == {}
-    assert DEAL_ID not in schedule_failures(con)
+    assert DEAL_ID not in trust_holds(con)

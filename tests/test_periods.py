@@ -12,6 +12,8 @@ from conftest import DEAL_ID, deliveries
 from first_year import PERIODS, assert_consistent, delivered
 from pipeline_process import differences_from_a_full_build, pipeline_env, query, run_here
 
+from dagster_project.deal import DEFAULT_DEAL_FILE, DEFAULT_DEALS_DIR
+
 
 def set_delinquency(path: Path, days: int) -> str:
     """Make one current, outstanding receivable `days` past due (nothing else changes)."""
@@ -219,6 +221,7 @@ def test_restatements_good_bad_and_unreadable(inputs, tmp_path):
 
 
 def test_a_first_run_without_the_first_period_withholds_everything_and_says_why(inputs, tmp_path):
+    shutil.copytree(DEFAULT_DEALS_DIR, tmp_path / "deals")  # the shelf beside the inputs
     env = pipeline_env(inputs, tmp_path)
     later = delivered(inputs)[3]
     result = run_here(env, "--period", later)
@@ -239,6 +242,9 @@ def test_a_first_run_without_the_first_period_withholds_everything_and_says_why(
     cells = lines[1].split(",")
     cells[9] = f"{Decimal(cells[9]) + 1:.2f}"  # scheduled_payment
     schedule.write_text(lines[0] + ",".join(cells) + "".join(lines[2:]))
+    # and its deal file changed (a Note Rate): not applied, the trust held for it too
+    deal_file = tmp_path / "deals" / DEFAULT_DEAL_FILE.name
+    deal_file.write_text(deal_file.read_text().replace('rate: "0.0109"', 'rate: "0.0119"', 1))
     loaded = query(tmp_path / "warehouse.duckdb", "select * from raw.receivable_schedule")
     again = run_here(env, "--period", later)
     printed = again.stdout + again.stderr
@@ -253,5 +259,9 @@ def test_a_first_run_without_the_first_period_withholds_everything_and_says_why(
         "select distinct withheld_reason from quality.certificate_gate",
     )
     assert len(reasons) == 1 and "differs from the one loaded" in reasons[0][0], reasons
+    assert "its deal file" in reasons[0][0] and "class A-2a changed" in reasons[0][0]
+    assert f"deal files HELD: {DEAL_ID}" in printed and "--accept-deal-changes" in printed
+    rate = "select rate from raw.deal_classes where deal_id = ? and class_id = 'A-2a'"
+    assert query(tmp_path / "warehouse.duckdb", rate, [DEAL_ID]) == [(Decimal("0.0109"),)]
     # (a schedule re-delivered that would be rejected, and the same file as loaded lifting the
     # hold: tests/test_ingestion.py)

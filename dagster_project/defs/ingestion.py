@@ -14,7 +14,7 @@ import dagster as dg
 
 from dagster_project.deal import Deal
 from dagster_project.ingestion import schemas
-from dagster_project.ingestion.deal_tables import load_deal_tables, term_changes
+from dagster_project.ingestion.deal_tables import hold_deal_files, load_deal_tables, term_changes
 from dagster_project.ingestion.deliveries import trust_dir
 from dagster_project.ingestion.loads import (
     LoadReport,
@@ -63,38 +63,64 @@ DEAL_TABLES = {
 }
 
 
+DEALS = dg.AssetKey(["raw", "deals"])
+
+
 @dg.multi_asset(
     specs=[_raw(name, description) for name, description in DEAL_TABLES.items()],
     name="deal_terms",
+    check_specs=[
+        dg.AssetCheckSpec(
+            "deal_files_accepted",
+            asset=DEALS,
+            description="No trust's deal file changed since its certificates were computed "
+            "without the change being accepted (a changed one is held: its terms loaded before "
+            "stand and its certificates are withheld until a run accepts it).",
+        )
+    ],
 )
 def deal_terms(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     """The deal files of the run's trusts. A deal file that changed since its certificates were
-    computed is not applied silently: the run stops and says what changed, unless its tags accept
-    the change (`python -m dagster_project.pipeline --rebuild --accept-deal-changes`)."""
+    computed is not applied silently: its trust is held (hold_deal_files: the terms loaded before
+    stand, the certificate gate withholds its certificates, the run says what changed and exits
+    3), the other trusts run on, until a run's tags accept the change (`python -m
+    dagster_project.pipeline --rebuild --accept-deal-changes`)."""
     deals = run_trusts(context, warehouse)
     accepted = context.run.tags.get(ACCEPT_DEAL_CHANGES) == "true"
     with warehouse.connect() as con:
         ensure_tables(con)  # every raw table, as this version writes it (or a clear error)
-        changed = {d.deal_id: term_changes(con, d) for d in deals if _has_tapes(con, d.deal_id)}
+        changed = {
+            d.deal_id: term_changes(con, d) for d in warehouse.shelf() if _has_tapes(con, d.deal_id)
+        }
         changed = {deal_id: found for deal_id, found in changed.items() if found}
-        if changed and not accepted:
-            lines = [f"{deal_id}: {'; '.join(found)}" for deal_id, found in changed.items()]
-            raise dg.Failure(
-                description="deal file changed since its certificates were computed; not "
-                "applied. To apply it and recompute the trust's certificates: python -m "
-                "dagster_project.pipeline --rebuild --accept-deal-changes\n" + "\n".join(lines),
-                metadata={"changes": dg.MetadataValue.md("\n".join(f"- {x}" for x in lines))},
-            )
-        counts = load_deal_tables(con, deals)
+        # a change is applied by a run of its trust that accepts it; held until then
+        applied = {d.deal_id for d in deals if accepted and d.deal_id in changed}
+        held = {deal_id: found for deal_id, found in changed.items() if deal_id not in applied}
+        holds = hold_deal_files(con, warehouse.shelf(), held, dt.datetime.now(dt.UTC))
+        counts = load_deal_tables(con, [d for d in deals if d.deal_id not in holds])
+    for deal_id, why in holds.items():
+        context.log.error(f"{deal_id}: certificates withheld, {why}")
     for table in DEAL_TABLES:
         yield dg.MaterializeResult(
             asset_key=["raw", table],
             metadata={
                 "trusts": ", ".join(d.deal_id for d in deals),
                 "rows": counts[table],
-                "deal_file_changes_applied": ", ".join(changed) or "none",
+                "deal_file_changes_applied": ", ".join(sorted(applied)) or "none",
             },
         )
+    yield dg.AssetCheckResult(
+        check_name="deal_files_accepted",
+        asset_key=DEALS,
+        passed=not holds,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata={
+            "deal_files_held": ", ".join(holds) or "none",
+            "reasons": dg.MetadataValue.md(
+                "\n".join(f"- {deal_id}: {why}" for deal_id, why in holds.items()) or "none"
+            ),
+        },
+    )
 
 
 def _report_metadata(report: LoadReport) -> dict:

@@ -157,3 +157,36 @@ def term_changes(con, deal: Deal) -> list[str]:
         elif old_classes[class_id] != new_classes[class_id]:
             changes.append(f"deal_classes: class {class_id} changed")
     return changes
+
+
+HOLDS_DDL = (
+    "create table if not exists raw.deal_file_holds (deal_id varchar, file_path varchar, "
+    "reason varchar, noted_at timestamptz)"
+)
+
+APPLY_CHANGES = "python -m dagster_project.pipeline --rebuild --accept-deal-changes"
+
+
+def hold_deal_files(con, shelf: list[Deal], changed: dict[str, list[str]], now) -> dict[str, str]:
+    """The trusts whose deal file changed since their certificates were computed (`changed`: the
+    changes of each, term_changes), each with why. Their changes are not applied silently: the
+    terms loaded before stand, and the certificate gate withholds each such trust's certificates
+    (quality/runs.py trust_holds) until a run accepts the change (APPLY_CHANGES) or the file is
+    as loaded again; the other trusts are not affected. raw.deal_file_holds holds them, replaced
+    whole at each call."""
+    paths = {deal.deal_id: deal.path for deal in shelf}
+    holds = {
+        deal_id: f"its deal file ({paths[deal_id]}) changed since its certificates were computed "
+        f"and is not applied ({'; '.join(found)}): to apply it and recompute the trust, "
+        f"{APPLY_CHANGES}"
+        for deal_id, found in changed.items()
+    }
+    with transaction(con):
+        con.execute(HOLDS_DDL)
+        con.execute("delete from raw.deal_file_holds")
+        insert_rows(
+            con,
+            "raw.deal_file_holds",
+            [(deal_id, str(paths[deal_id]), why, now) for deal_id, why in holds.items()],
+        )
+    return holds

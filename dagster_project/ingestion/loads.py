@@ -145,7 +145,7 @@ def hold_schedules(con, inputs: Path, deals: list[Deal], now) -> dict[str, str]:
     """The trusts whose delivered Receivable Schedule is not the one loaded, each with why: one
     re-delivered with changes (every computed period depends on it: the full rebuild loads it),
     or one rejected (the schedule loaded before stands). The certificate gate withholds each such
-    trust's certificates (quality/runs.py schedule_failures) until the file and the loaded
+    trust's certificates (quality/runs.py trust_holds) until the file and the loaded
     schedule agree again; the other trusts are not affected. raw.schedule_holds holds them,
     replaced whole at each call."""
     holds: dict[str, tuple[Path, str]] = {}

@@ -91,26 +91,33 @@ def validate_servicing(
                 f"({outcome.rule.column} = {observed})"
             )
     periods = [store.PeriodStatus(*row) for row in con.execute(TAPE_STATUS).fetchall()]
-    gate = store.certificate_gate(periods, failures, schedule_failures(con))
+    gate = store.certificate_gate(periods, failures, trust_holds(con))
     now = dt.datetime.now(dt.UTC)
     store.save_outcomes(con, store.SHELF, outcomes, now)
     store.save_gate(con, gate, now)
     return outcomes, gate
 
 
-def schedule_failures(con) -> dict[str, list[str]]:
-    """Each trust's failed blocking expectations of its Receivable Schedule suites, and why its
-    delivered schedule is held (not the one loaded: ingestion/loads.py hold_schedules)."""
+def trust_holds(con) -> dict[str, list[str]]:
+    """Why each trust's certificates are withheld whatever its periods (each text a whole
+    reason): its Receivable Schedule suites' failed blocking expectations, its delivered schedule
+    held (not the one loaded: ingestion/loads.py hold_schedules), its deal file held (changed
+    and not applied: ingestion/deal_tables.py hold_deal_files)."""
     store.ensure_schema(con)
     rows = con.execute(
-        "select deal_id, representation || ' ' || rule_text from quality.expectation_results "
-        "where is_blocking and not is_success and deal_id <> ? order by all",
+        "select deal_id, 'the Receivable Schedule failed: ' || representation || ' ' || rule_text "
+        "from quality.expectation_results where is_blocking and not is_success and deal_id <> ? "
+        "order by all",
         [store.SHELF],
     ).fetchall()
-    if table_exists(con, "raw", "schedule_holds"):
-        rows += con.execute(
-            "select deal_id, reason from raw.schedule_holds order by all"
-        ).fetchall()
+    for table, label in (
+        ("schedule_holds", "the Receivable Schedule failed: "),
+        ("deal_file_holds", ""),
+    ):
+        if table_exists(con, "raw", table):
+            rows += con.execute(
+                f"select deal_id, ? || reason from raw.{table} order by all", [label]
+            ).fetchall()
     out: dict[str, list[str]] = {}
     for deal_id, text in rows:
         out.setdefault(deal_id, []).append(text)

@@ -193,7 +193,7 @@ def certificate_gate(
             reason = None
         earlier = first_problem.get(period.deal_id)
         if period.deal_id in trust_failures:
-            reason = "the Receivable Schedule failed: " + "; ".join(trust_failures[period.deal_id])
+            reason = "; ".join(trust_failures[period.deal_id])
         elif earlier:
             reason = f"withheld because {earlier}, whose state it carries, is withheld"
         elif reason:
