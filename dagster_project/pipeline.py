@@ -44,7 +44,10 @@ def parse(argv) -> argparse.Namespace:
         metavar="SECONDS",
         help="if another run holds the warehouse, wait this long for it (default: fail at once)",
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.accept_deal_changes and not args.rebuild:  # a monthly run never applies them
+        parser.error("--accept-deal-changes applies changed deal files with --rebuild only")
+    return args
 
 
 def main(argv=None, instance=None) -> int:

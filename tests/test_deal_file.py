@@ -239,3 +239,15 @@ def test_the_command_line_names_a_deal_file_it_cannot_read_without_a_traceback(
     error = capsys.readouterr().err
     assert f"{broken}: unknown field 'servicing.servicng_rate' (misspelt?)" in error
     assert "Traceback" not in error
+
+
+def test_accepting_deal_changes_without_the_rebuild_is_refused(capsys):
+    """A monthly run never applies a changed deal file: asked to, the command says so (status 2)
+    instead of running with the change silently ignored."""
+    from dagster_project import pipeline
+
+    with pytest.raises(SystemExit) as stopped:
+        pipeline.parse(["--accept-deal-changes"])
+    assert stopped.value.code == 2
+    assert "with --rebuild only" in capsys.readouterr().err
+    assert pipeline.parse(["--rebuild", "--accept-deal-changes"]).accept_deal_changes

@@ -1097,7 +1097,7 @@ def test_a_schedule_delivered_other_than_the_one_loaded_holds_its_trust_until_th
         load_files(con, DEAL_ID, "receivable_schedule", [(schemas.RECEIVABLE_SCHEDULE, delivered)])
     (why,) = hold_schedules(con, delivered.parents[1], [deal], now).values()
     assert why.startswith(f"the file delivered was rejected: {delivered}, row ")
-    assert trust_holds(con)[DEAL_ID] == [f"the Receivable Schedule failed: {why}"]
+    assert trust_holds(con)[DEAL_ID] == [f"the Receivable Schedule delivered is held: {why}"]
 
     shutil.copy(loaded, delivered)
     assert hold_schedules(con, delivered.parents[1], [deal], now) == {}

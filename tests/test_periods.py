@@ -259,7 +259,7 @@ def test_a_first_run_without_the_first_period_withholds_everything_and_says_why(
         "select distinct withheld_reason from quality.certificate_gate",
     )
     assert len(reasons) == 1 and "differs from the one loaded" in reasons[0][0], reasons
-    assert "its deal file" in reasons[0][0] and "class A-2a changed" in reasons[0][0]
+    assert "the trust's deal file" in reasons[0][0] and "class A-2a changed" in reasons[0][0]
     assert f"deal files HELD: {DEAL_ID}" in printed and "--accept-deal-changes" in printed
     rate = "select rate from raw.deal_classes where deal_id = ? and class_id = 'A-2a'"
     assert query(tmp_path / "warehouse.duckdb", rate, [DEAL_ID]) == [(Decimal("0.0109"),)]

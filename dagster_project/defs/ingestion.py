@@ -82,8 +82,8 @@ DEALS = dg.AssetKey(["raw", "deals"])
 def deal_terms(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     """The deal files of the run's trusts. A deal file that changed since its certificates were
     computed is not applied silently: its trust is held (hold_deal_files: the terms loaded before
-    stand, the certificate gate withholds its certificates, the run says what changed and exits
-    3), the other trusts run on, until a run's tags accept the change (`python -m
+    stand in the deal tables, the certificate gate withholds its certificates, the run says what
+    changed and exits 3), the other trusts run on, until a run's tags accept the change (`python -m
     dagster_project.pipeline --rebuild --accept-deal-changes`)."""
     deals = run_trusts(context, warehouse)
     accepted = context.run.tags.get(ACCEPT_DEAL_CHANGES) == "true"

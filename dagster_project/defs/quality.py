@@ -138,7 +138,8 @@ def _check_name(column: str) -> str:
             GATE,
             description="Which certificate of each trust is published and which withheld (and "
             "why): the servicing criteria (Exhibit D) of every computed Collection Period, the "
-            "tape statuses and the schedule suites.",
+            "tape statuses, the schedule suites and the trusts held (a Receivable Schedule or deal "
+            "file changed and not applied).",
             group_name="quality",
             kinds={"duckdb"},
             deps=[

@@ -79,12 +79,13 @@ def warehouse_models(context: dg.AssetExecutionContext, dbt: DbtCliResource):
 
 
 def dbt_target_path() -> Path:
-    """dbt's target folder (its artifacts, log and parse) of the working warehouse, beside it:
-    each run of that warehouse reads the parse the run before left there (dbt's partial
-    parsing), where a folder of its own per run would parse the whole project again whenever
-    the profile differs from the parse that `make` keeps in dbt/target (another warehouse).
-    One run writes a warehouse at a time (warehouse.run_lock)."""
-    return work_path().parent / "dbt"
+    """dbt's target folder (its artifacts, log and parse) of the working warehouse, beside it and
+    named after it (data/work/warehouse.dbt/): each run of that warehouse reads the parse the run
+    before left there (dbt's partial parsing), where a folder of its own per run would parse the
+    whole project again whenever the profile differs from the parse that `make` keeps in
+    dbt/target (another warehouse). One run writes a warehouse at a time (warehouse.run_lock)."""
+    work = work_path()
+    return work.parent / f"{work.stem}.dbt"
 
 
 @contextmanager

@@ -169,16 +169,17 @@ APPLY_CHANGES = "python -m dagster_project.pipeline --rebuild --accept-deal-chan
 
 def hold_deal_files(con, shelf: list[Deal], changed: dict[str, list[str]], now) -> dict[str, str]:
     """The trusts whose deal file changed since their certificates were computed (`changed`: the
-    changes of each, term_changes), each with why. Their changes are not applied silently: the
-    terms loaded before stand, and the certificate gate withholds each such trust's certificates
-    (quality/runs.py trust_holds) until a run accepts the change (APPLY_CHANGES) or the file is
-    as loaded again; the other trusts are not affected. raw.deal_file_holds holds them, replaced
-    whole at each call."""
+    changes of each, term_changes), each with why. Their changes are not applied silently: the terms
+    loaded before stand in the warehouse's deal tables (what dbt computes from; ingestion validates
+    the trust's deliveries against its file as it is), and the certificate gate withholds each such
+    trust's certificates (quality/runs.py trust_holds) until a run accepts the change
+    (APPLY_CHANGES) or the file is as loaded again; the other trusts are not affected.
+    raw.deal_file_holds holds them, replaced whole at each call."""
     paths = {deal.deal_id: deal.path for deal in shelf}
     holds = {
-        deal_id: f"its deal file ({paths[deal_id]}) changed since its certificates were computed "
-        f"and is not applied ({'; '.join(found)}): to apply it and recompute the trust, "
-        f"{APPLY_CHANGES}"
+        deal_id: f"the trust's deal file ({paths[deal_id]}) changed since its certificates were "
+        f"computed and is not applied ({', '.join(found)}): to apply it and recompute the "
+        f"trust, {APPLY_CHANGES}"
         for deal_id, found in changed.items()
     }
     with transaction(con):

@@ -99,28 +99,28 @@ def validate_servicing(
 
 
 def trust_holds(con) -> dict[str, list[str]]:
-    """Why each trust's certificates are withheld whatever its periods (each text a whole
-    reason): its Receivable Schedule suites' failed blocking expectations, its delivered schedule
-    held (not the one loaded: ingestion/loads.py hold_schedules), its deal file held (changed
-    and not applied: ingestion/deal_tables.py hold_deal_files)."""
+    """Why each trust's certificates are withheld whatever its periods, each text a whole reason:
+    its Receivable Schedule suites' failed blocking expectations (one text), its delivered
+    schedule held (not the one loaded: ingestion/loads.py hold_schedules), its deal file held
+    (changed and not applied: ingestion/deal_tables.py hold_deal_files)."""
     store.ensure_schema(con)
-    rows = con.execute(
-        "select deal_id, 'the Receivable Schedule failed: ' || representation || ' ' || rule_text "
-        "from quality.expectation_results where is_blocking and not is_success and deal_id <> ? "
-        "order by all",
+    failed = con.execute(
+        "select deal_id, string_agg(representation || ' ' || rule_text, '; ' "
+        "order by representation, rule_text) from quality.expectation_results "
+        "where is_blocking and not is_success and deal_id <> ? group by deal_id order by deal_id",
         [store.SHELF],
     ).fetchall()
+    out: dict[str, list[str]] = {}
+    for deal_id, rules in failed:
+        out.setdefault(deal_id, []).append(f"the Receivable Schedule failed: {rules}")
     for table, label in (
-        ("schedule_holds", "the Receivable Schedule failed: "),
+        ("schedule_holds", "the Receivable Schedule delivered is held: "),
         ("deal_file_holds", ""),
     ):
         if table_exists(con, "raw", table):
-            rows += con.execute(
-                f"select deal_id, ? || reason from raw.{table} order by all", [label]
-            ).fetchall()
-    out: dict[str, list[str]] = {}
-    for deal_id, text in rows:
-        out.setdefault(deal_id, []).append(text)
+            held = con.execute(f"select deal_id, reason from raw.{table} order by all").fetchall()
+            for deal_id, reason in held:
+                out.setdefault(deal_id, []).append(label + reason)
     return out
 
 

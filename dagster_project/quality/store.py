@@ -174,9 +174,10 @@ def certificate_gate(
     A period's certificate is withheld when its tape is not loaded (not delivered, or its
     delivery rejected) or a blocking expectation fails for it (`failures`, keyed by trust and
     Collection Period); every later certificate of the trust is withheld too, since the waterfall
-    carries balances and accounts from one Distribution Date to the next. A trust whose
-    Receivable Schedule fails a blocking expectation (`trust_failures`) has every certificate
-    withheld. Other trusts are not affected."""
+    carries balances and accounts from one Distribution Date to the next. A trust held
+    whatever its periods (`trust_failures`, each text a whole reason: its Receivable Schedule
+    failed a blocking expectation or is held, its deal file is held: quality/runs.py
+    trust_holds) has every certificate withheld. Other trusts are not affected."""
     rows: list[GateRow] = []
     first_problem: dict[str, str] = {}
     trust_failures = trust_failures or {}

@@ -242,8 +242,7 @@ def withheld_document(
         title=title.upper(),
         subtitles=(trust_name,),
         facts=(("Distribution Date", f"{distribution:%m/%d/%Y}"),),
-        notice="Withheld. A blocking data-quality expectation failed, so this document is not "
-        f"published: {reason}.{stands}",
+        notice=f"Withheld: this document is not published. Why: {reason}.{stands}",
         links=(("auditor report", "../auditor/index.html"), *((standing,) if standing else ())),
     )
 

@@ -6,8 +6,9 @@
     Period to recompute, e.g. {"caot-2015-4": "2018-11"}; that trust's rows of that period and
     every later one are recomputed (balances carry forward), its earlier rows and every other
     trust's rows are kept. Dagster's dbt step sets it from the partitions of its run
-    (dagster_project/transformation/dbt_args.py). Without it, or on a first or --full-refresh
-    build, every row is computed: a bare `dbt build` is never wrong, only slower.
+    (dagster_project/transformation/dbt_args.py; it unsets it for a full rebuild). Without it,
+    or on a first or --full-refresh build, every row is computed: a bare `dbt build` in a shell
+    without the variable is never wrong, only slower.
 
     The models use dbt's delete+insert strategy keyed by (deal_id, collection_period): the
     recomputed periods replace the same periods in the table. The waterfall (one row per
@@ -21,8 +22,8 @@
     while it parses, so a window of its own in every run keeps dbt's partial parsing (a change
     of `--vars` makes dbt parse the whole project again). -#}
 {% macro rebuild_from() -%}
-    {%- if not execute -%}
-        {{- return({}) -}}
+    {%- if not execute or flags.FULL_REFRESH -%}
+        {{- return({}) -}}  {#- a --full-refresh build computes and tests every row, whatever is set #}
     {%- endif -%}
     {{- return(fromjson(env_var('CAOT_REBUILD_FROM', '{}'))) -}}
 {%- endmacro %}
@@ -141,7 +142,8 @@
     model marked `meta: {tested_in_window: true}` (the loan-level models and the tapes' staging
     views, one row per receivable and Collection Period) checks only the rows of the build's
     window. The rows outside it are the ones the build kept; the build that wrote them tested
-    them. A build without the window (--full-refresh, a bare dbt build) tests every row.
+    them. A build without a window (--full-refresh, a bare dbt build without CAOT_REBUILD_FROM)
+    tests every row.
 -#}
 {% macro get_where_subquery(relation) -%}
     {%- set filters = [] -%}
