@@ -130,13 +130,13 @@ def pipeline_env(paths: dict) -> dict[str, str]:
     }
 
 
-def run_pipeline(paths: dict, *argv: str, jobs: list | None = None) -> int:
+def run_pipeline(paths: dict, *argv: str) -> int:
     """Run the real command line (its jobs, in-process, in an ephemeral Dagster instance:
     pipeline_process.run_here) on the paths of `paths`; what it printed is printed again (pytest
-    shows it when the test fails); `jobs` receives the job name of each run it recorded."""
+    shows it when the test fails)."""
     from pipeline_process import run_here
 
-    result = run_here(pipeline_env(paths), *argv, jobs=jobs)
+    result = run_here(pipeline_env(paths), *argv)
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
     return result.returncode

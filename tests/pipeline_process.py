@@ -94,11 +94,11 @@ def differences_from_a_full_build(work: Path, scratch: Path) -> dict[str, int]:
         con.close()
 
 
-def run_here(env: dict, *args: str, jobs: list | None = None) -> subprocess.CompletedProcess:
+def run_here(env: dict, *args: str) -> subprocess.CompletedProcess:
     """The command line's run in this process (the same jobs, without starting Python again),
     under `env`, with what it prints captured, in an ephemeral Dagster instance (runs and events in
     memory: no run reads an earlier run's records, and the SQLite storage costs about 4 s a run;
-    the subprocess tests here run on a real instance); `jobs` receives the job name of each run."""
+    the subprocess tests here run on a real instance)."""
     import contextlib
     import io
 
@@ -116,8 +116,6 @@ def run_here(env: dict, *args: str, jobs: list | None = None) -> subprocess.Comp
             dg.DagsterInstance.ephemeral() as instance,
         ):
             code = main(list(args), instance=instance)
-            if jobs is not None:
-                jobs.extend(run.job_name for run in instance.get_runs())
     finally:
         os.environ.clear()
         os.environ.update(saved)

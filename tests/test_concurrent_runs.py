@@ -6,10 +6,11 @@ import sys
 import time
 from pathlib import Path
 
+import dagster as dg
 import duckdb
 import pytest
 from conftest import deliveries
-from pipeline_process import ROOT, pipeline_env, start
+from pipeline_process import ROOT, pipeline_env, run_here, start
 
 pytestmark = pytest.mark.slow
 
@@ -20,13 +21,16 @@ def holds_lock(folder: Path, pid: int) -> bool:
 
 
 def state(published: Path) -> tuple:
-    """What a reader sees: periods built, the last pool balance, tape rows loaded."""
+    """What a reader sees: periods built, the last pool balance, tape rows and deliveries loaded,
+    certificate versions recorded."""
     con = duckdb.connect(str(published), read_only=True)
     try:
         return con.execute(
             "select (select count(*) from marts.fct_pool_period), "
             "(select ending_pool_balance from marts.fct_pool_period order by period_number desc "
-            "limit 1), (select count(*) from raw.loan_status)"
+            "limit 1), (select count(*) from raw.loan_status), "
+            "(select count(*) from raw.deliveries), "
+            "(select count(*) from history.certificate_versions)"
         ).fetchone()
     finally:
         con.close()
@@ -41,9 +45,9 @@ def test_readers_see_the_previous_complete_state_and_a_second_run_waits_or_fails
         shutil.copytree(deliveries(small_deal) / period, deliveries(inputs) / period)
     env = pipeline_env(inputs, tmp_path)
     periods = sorted(p.name for p in deliveries(inputs).iterdir())
-    first = start(env, *[arg for p in periods[:-6] for arg in ("--period", p)])
-    output, _ = first.communicate(timeout=600)
-    assert first.returncode == 0, output
+    # the state readers see first: half the year, published (a run in this process)
+    first = run_here(env, *[arg for p in periods[:-6] for arg in ("--period", p)])
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     before = state(tmp_path / "warehouse.duckdb")
     assert before[0] == len(periods) - 6
 
@@ -77,7 +81,12 @@ def test_readers_see_the_previous_complete_state_and_a_second_run_waits_or_fails
     # the run started while the first held the warehouse refused at once, and said why
     assert refused is not None and refused.returncode == 75
     assert "another run is writing" in refused.stderr
-    # the one told to wait ran after it: every file already loaded, the same state
+    # the one told to wait ran after it: every file already loaded, nothing loaded again, no new
+    # certificate version, the same state
     output, _ = waiting.communicate(timeout=600)
     assert waiting.returncode == 0, output
     assert state(tmp_path / "warehouse.duckdb") == after
+    # each run is the job the UI, the schedule and the sensor run, recorded under its name
+    with dg.DagsterInstance.from_config(env["DAGSTER_HOME"]) as instance:
+        runs = instance.get_runs()
+    assert len(runs) >= 2 and {run.job_name for run in runs} == {"monthly_servicing_run"}

@@ -3,7 +3,7 @@
 import json
 
 import duckdb
-from conftest import DEAL_ID, copied_warehouse, deliveries, run_pipeline
+from conftest import DEAL_ID, deliveries
 
 from dagster_project.checksums import sha256
 from dagster_project.deal import PROJECT_ROOT
@@ -87,32 +87,6 @@ def test_no_obligor_name_or_street_address_reaches_any_model_or_quality_table(bu
                 "select obligor_street_address from raw.receivable_schedule)"
             ).fetchone()[0]
             assert leaked == 0, (schema, table, column)
-
-
-def test_rerunning_the_pipeline_changes_no_loaded_row_and_runs_the_monthly_job(
-    built_warehouse, tmp_path
-):
-    paths = copied_warehouse(built_warehouse, tmp_path)
-
-    def snapshot():
-        with duckdb.connect(str(paths["published"]), read_only=True) as con:
-            return (
-                con.execute(
-                    "select count(*), sum(reportingPeriodActualEndBalanceAmount) "
-                    "from raw.loan_status"
-                ).fetchone(),
-                con.execute("select count(*) from raw.deliveries").fetchone(),
-                con.execute(
-                    "select count(*), max(version) from history.certificate_versions"
-                ).fetchone(),
-            )
-
-    before = snapshot()
-    jobs = []
-    assert run_pipeline(paths, jobs=jobs) == 0
-    assert snapshot() == before  # the same files: nothing loaded again, no new version
-    # the command line launches the job the UI, the schedule and the sensor run
-    assert jobs == ["monthly_servicing_run"]
 
 
 def test_every_dbt_test_is_an_asset_check_in_dagster():
