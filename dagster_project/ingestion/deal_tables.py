@@ -10,6 +10,7 @@ import duckdb
 from dagster_project.business_calendar import payment_periods
 from dagster_project.certificate_layout import certificate_layout
 from dagster_project.deal import Deal
+from dagster_project.ingestion.holds import replace_holds
 from dagster_project.warehouse import insert_rows, transaction
 
 COLUMNS = {
@@ -159,11 +160,6 @@ def term_changes(con, deal: Deal) -> list[str]:
     return changes
 
 
-HOLDS_DDL = (
-    "create table if not exists raw.deal_file_holds (deal_id varchar, file_path varchar, "
-    "reason varchar, noted_at timestamptz)"
-)
-
 APPLY_CHANGES = "python -m dagster_project.pipeline --rebuild --accept-deal-changes"
 
 
@@ -182,12 +178,5 @@ def hold_deal_files(con, shelf: list[Deal], changed: dict[str, list[str]], now) 
         f"trust, {APPLY_CHANGES}"
         for deal_id, found in changed.items()
     }
-    with transaction(con):
-        con.execute(HOLDS_DDL)
-        con.execute("delete from raw.deal_file_holds")
-        insert_rows(
-            con,
-            "raw.deal_file_holds",
-            [(deal_id, str(paths[deal_id]), why, now) for deal_id, why in holds.items()],
-        )
+    replace_holds(con, "deal_file_holds", {d: (paths[d], why) for d, why in holds.items()}, now)
     return holds

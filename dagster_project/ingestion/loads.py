@@ -24,6 +24,7 @@ from dagster_project.ingestion.deliveries import (
     trust_dir,
 )
 from dagster_project.ingestion.ex102 import Ex102Error
+from dagster_project.ingestion.holds import replace_holds
 from dagster_project.ingestion.loader import (
     Delivery,
     IngestionError,
@@ -34,7 +35,6 @@ from dagster_project.ingestion.loader import (
     reject_folder,
 )
 from dagster_project.ingestion.validation import Finding
-from dagster_project.warehouse import insert_rows, transaction
 
 
 def load_megabytes() -> int:
@@ -135,12 +135,6 @@ def rejected_schedule(inputs: Path, deal: Deal, shelf: list[Deal]) -> bool:
     return isinstance(result, IngestionError)
 
 
-HOLDS_DDL = (
-    "create table if not exists raw.schedule_holds (deal_id varchar, file_path varchar, "
-    "reason varchar, noted_at timestamptz)"
-)
-
-
 def hold_schedules(con, inputs: Path, deals: list[Deal], now) -> dict[str, str]:
     """The trusts whose delivered Receivable Schedule is not the one loaded, each with why: one
     re-delivered with changes (every computed period depends on it: the full rebuild loads it),
@@ -167,14 +161,7 @@ def hold_schedules(con, inputs: Path, deals: list[Deal], now) -> dict[str, str]:
             "which every computed period depends: load it with the full rebuild, python -m "
             "dagster_project.pipeline --rebuild",
         )
-    with transaction(con):
-        con.execute(HOLDS_DDL)
-        con.execute("delete from raw.schedule_holds")
-        insert_rows(
-            con,
-            "raw.schedule_holds",
-            [(deal_id, str(path), why, now) for deal_id, (path, why) in holds.items()],
-        )
+    replace_holds(con, "schedule_holds", holds, now)
     return {deal_id: why for deal_id, (_path, why) in holds.items()}
 
 
