@@ -57,9 +57,9 @@ def isolated_environment(inputs: Path, folder: Path) -> dict[str, str]:
 
 
 def memory_limit() -> str:
-    """DuckDB's memory for the pipeline's work (dbt reads the same variable, dbt/profiles.yml):
-    beyond it, joins, sorts and aggregates spill to disk beside the warehouse, so a shelf of
-    trusts runs on a small machine."""
+    """DuckDB's memory for the pipeline's own work (ingestion, checks, publication): beyond it,
+    joins, sorts and aggregates spill to disk beside the warehouse, so a shelf of trusts runs on a
+    small machine. dbt's models have their own limit (CAOT_DBT_MEMORY_LIMIT, dbt/profiles.yml)."""
     return os.environ.get("CAOT_DUCKDB_MEMORY_LIMIT", "4GB")
 
 
