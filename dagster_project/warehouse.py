@@ -59,7 +59,8 @@ def isolated_environment(inputs: Path, folder: Path) -> dict[str, str]:
 def memory_limit() -> str:
     """DuckDB's memory for the pipeline's own work (ingestion, checks, publication): beyond it,
     joins, sorts and aggregates spill to disk beside the warehouse, so a shelf of trusts runs on a
-    small machine. dbt's models have their own limit (CAOT_DBT_MEMORY_LIMIT, dbt/profiles.yml)."""
+    small machine. dbt's models have 6GB unless this variable or CAOT_DBT_MEMORY_LIMIT is set
+    (dbt/profiles.yml)."""
     return os.environ.get("CAOT_DUCKDB_MEMORY_LIMIT", "4GB")
 
 
